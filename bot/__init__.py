@@ -1,0 +1,1 @@
+"""cardtable: a Discord bot that hosts Amigo's card games."""

@@ -1,0 +1,1 @@
+"""Pure rules engines: no discord, no asyncio, no I/O."""

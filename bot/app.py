@@ -1,0 +1,77 @@
+"""The bot factory: one fresh `CardtableBot` per call, so tests can restart on one database."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.settings import Settings
+from bot.storage import Storage
+from bot.table import answer_error
+
+log = logging.getLogger(__name__)
+EXTENSIONS = ("cogs.nothanks", "cogs.admin")
+
+
+class CardtableTree(app_commands.CommandTree):
+    """The command tree: every unhandled command error is answered in one place."""
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        """Answer and log errors no cog handled."""
+        original = getattr(error, "original", error)
+        if isinstance(error, app_commands.NoPrivateMessage):
+            from bot.table import UserError
+
+            original = UserError("error.guild_only")
+        await answer_error(interaction, original, context=f"in /{interaction.command}")
+
+
+class CardtableBot(commands.Bot):
+    """The cardtable bot: storage, the game cogs and their persistent buttons."""
+
+    storage: Storage
+
+    def __init__(self, settings: Settings) -> None:
+        intents = discord.Intents.default()
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            help_command=None,
+            tree_cls=CardtableTree,
+            owner_ids=set(settings.owner_ids) or None,
+            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+        )
+        self.settings = settings
+
+    async def setup_hook(self) -> None:
+        """Open the database, load the cogs (which restore open tables)."""
+        self.storage = await Storage.open(self.settings.database)
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
+
+    async def close(self) -> None:
+        """Close Discord first, then the database."""
+        await super().close()
+        storage = getattr(self, "storage", None)
+        if storage is not None:
+            await storage.close()
+
+    async def sync_commands(self, guild_id: int | None = None) -> int:
+        """Publish the slash commands globally, or to one guild instantly; return the count."""
+        if guild_id is None:
+            commands_synced = await self.tree.sync()
+        else:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            commands_synced = await self.tree.sync(guild=guild)
+        return len(commands_synced)
+
+
+def create_bot(settings: Settings) -> CardtableBot:
+    """Build a fresh bot for these settings (a new instance each call)."""
+    return CardtableBot(settings)

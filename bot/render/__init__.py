@@ -1,0 +1,1 @@
+"""Turn table state into Discord embeds (no I/O, no game logic)."""

@@ -1,0 +1,162 @@
+"""Settings from the environment, with an optional `.env` file that never overrides it."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sqlite3
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_DATABASE = Path("data") / "cardtable.db"
+# Three base64url parts separated by dots: the shape of every Discord bot token.
+TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class ConfigError(Exception):
+    """A setting is missing or wrong; the message names it in one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything the bot reads from its environment."""
+
+    token: str
+    database: Path
+    log_level: str = "INFO"
+    dev_guild_id: int | None = None
+    owner_ids: frozenset[int] = frozenset()
+
+    def __repr__(self) -> str:
+        # The token must never reach a log line or a traceback.
+        return (
+            f"Settings(token=<hidden>, database={str(self.database)!r}, "
+            f"log_level={self.log_level!r}, dev_guild_id={self.dev_guild_id!r}, "
+            f"owner_ids={sorted(self.owner_ids)!r})"
+        )
+
+
+def parse_dotenv(text: str) -> dict[str, str]:
+    """Parse `.env` text: KEY=VALUE lines, `#` comments, optional quotes and `export`."""
+    values: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        if line.startswith("export "):
+            line = line[len("export ") :].lstrip()
+        key, value = line.split("=", 1)
+        key, value = key.strip(), value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].rstrip()
+        if key:
+            values[key] = value
+    return values
+
+
+def load_dotenv(path: Path, environ: MutableMapping[str, str]) -> None:
+    """Copy `.env` values into ``environ`` for keys it does not already have."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    for key, value in parse_dotenv(text).items():
+        environ.setdefault(key, value)
+
+
+def check_token(token: str | None) -> str:
+    """Return the token if it looks like a Discord bot token, else raise ConfigError."""
+    if not token or not token.strip():
+        raise ConfigError(
+            "DISCORD_TOKEN is not set: put your bot token in the environment or in .env"
+        )
+    token = token.strip()
+    if not TOKEN_SHAPE.match(token):
+        raise ConfigError(
+            "DISCORD_TOKEN is malformed: expected three dot-separated parts "
+            "as shown in the Discord developer portal"
+        )
+    return token
+
+
+def check_database(path: Path) -> Path:
+    """Make sure the database's folder exists and the database can be opened for writing."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"CARDTABLE_DATABASE {path}: cannot create folder {path.parent} ({exc.strerror})"
+        ) from None
+    if path.is_dir():
+        raise ConfigError(f"CARDTABLE_DATABASE {path} is a folder, not a database file")
+    try:
+        # A write transaction proves the file and its folder (journal files) are writable.
+        connection = sqlite3.connect(path, timeout=5)
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            connection.execute("ROLLBACK")
+        finally:
+            connection.close()
+    except sqlite3.Error as exc:
+        raise ConfigError(f"CARDTABLE_DATABASE {path} is not writable ({exc})") from None
+    return path
+
+
+def _optional_int(environ: Mapping[str, str], name: str) -> int | None:
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise ConfigError(f"{name} must be a Discord id (digits only), not {raw!r}")
+    return int(raw)
+
+
+def load_settings(
+    environ: MutableMapping[str, str] | None = None,
+    dotenv: Path | None = Path(".env"),
+    *,
+    require_token: bool = True,
+) -> Settings:
+    """Read and check every setting; raise ConfigError naming the first problem."""
+    environ = os.environ if environ is None else environ
+    if dotenv is not None:
+        load_dotenv(dotenv, environ)
+    token = check_token(environ.get("DISCORD_TOKEN")) if require_token else ""
+    level = environ.get("CARDTABLE_LOG_LEVEL", "INFO").strip().upper() or "INFO"
+    if level not in LOG_LEVELS:
+        raise ConfigError(f"CARDTABLE_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
+    owners_raw = environ.get("CARDTABLE_OWNER_IDS", "").replace(",", " ").split()
+    if any(not part.isdigit() for part in owners_raw):
+        raise ConfigError("CARDTABLE_OWNER_IDS must be Discord ids separated by commas")
+    database = Path(environ.get("CARDTABLE_DATABASE", "").strip() or DEFAULT_DATABASE)
+    return Settings(
+        token=token,
+        database=check_database(database),
+        log_level=level,
+        dev_guild_id=_optional_int(environ, "CARDTABLE_DEV_GUILD_ID"),
+        owner_ids=frozenset(int(part) for part in owners_raw),
+    )
+
+
+class RedactingFilter(logging.Filter):
+    """Replaces the token in every log record, in case a library ever prints it."""
+
+    def __init__(self, secret: str) -> None:
+        super().__init__()
+        self.secret = secret
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Redact the secret from the formatted message."""
+        if self.secret:
+            message = record.getMessage()
+            if self.secret in message:
+                record.msg = message.replace(self.secret, "<token>")
+                record.args = ()
+        return True

@@ -1,0 +1,790 @@
+"""The Rage game state: dealing, bidding, trick play and round scoring."""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from bot.engines.errors import GameOver, InvalidSetup, NotYourTurn, UnknownPlayer
+
+from .actions import BIDS, JOKER_PLAYS, PLAYS, Action, Bid, Play
+from .cards import (
+    ALL_CARDS,
+    CHANGE_TRUMP,
+    COLOUR_OF,
+    DECK,
+    JOKER,
+    NO_TRUMP,
+    Card,
+    Colour,
+    to_card,
+)
+from .errors import (
+    AlreadyBid,
+    CardNotInHand,
+    IllegalBid,
+    IllegalMove,
+    InvalidAction,
+    JokerColourError,
+    MustFollowSuit,
+    WrongPhase,
+)
+from .options import RageOptions
+from .players import PlayerId, validate_players
+from .scoring import (
+    Outcome,
+    RoundRecord,
+    ScoreSheet,
+    SheetEntry,
+    SheetRow,
+    Standing,
+    rank_players,
+    score_player,
+)
+from .trick import TrickPlay, TrickRecord, TrickResult, resolve_trick, trick_bonus
+
+if TYPE_CHECKING:
+    from .view import RageView
+
+ROUNDS = 10
+_FIRST_ACTION = int(JOKER)  # codes below this are colour cards
+
+
+class Phase(StrEnum):
+    """Where the round stands."""
+
+    BIDDING = "bidding"
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+# Module globals are cheaper to reach than enum class attributes on the hot path.
+_BIDDING = Phase.BIDDING
+_PLAYING = Phase.PLAYING
+_FINISHED = Phase.FINISHED
+
+
+def cards_in_round(round_number: int) -> int:
+    """Hand size in round 1..10: 10, 9, ..., 1."""
+    return ROUNDS + 1 - round_number
+
+
+def _seed_stream(seed: int | str, n_players: int) -> tuple[int, tuple[int, ...]]:
+    """First dealer's seat and one shuffle seed per round, all drawn from random.Random(seed)."""
+    rng = random.Random(seed)
+    first_dealer = rng.randrange(n_players)
+    return first_dealer, tuple(rng.getrandbits(64) for _ in range(ROUNDS))
+
+
+def _check_seed(seed: object) -> int | str:
+    """The seed if it survives a JSON round trip unchanged (int or str); else InvalidSetup."""
+    if isinstance(seed, bool) or not isinstance(seed, int | str):
+        raise InvalidSetup(f"the seed must be an integer or a string, not {seed!r}")
+    return seed
+
+
+@dataclass(slots=True)
+class RageState:
+    """A game of Rage in progress; mutate it only through apply().
+
+    Per-player lists (hands, bids, tricks_won, bonus, totals) are indexed by seat, the
+    position in `players`. Use view(player) for what one player may see.
+    """
+
+    players: tuple[PlayerId, ...]
+    options: RageOptions
+    seed: int | str
+    deal_seeds: tuple[int, ...]
+    round: int
+    dealer_seat: int
+    phase: Phase
+    hands: list[list[Card]]
+    stack: list[Card]  # undealt cards, top first
+    turned_up: list[Card]  # cards turned up from the stack this round, in order
+    trump: Colour | None  # trump in force right now (None: no trump, or No Trump played)
+    no_trump_this_trick: bool  # a No Trump was played this trick: turn up a card after it
+    bids: list[int | None]
+    tricks_won: list[int]
+    bonus: list[int]
+    leader_seat: int
+    trick_cards: list[Card]
+    trick_named: list[Colour | None]  # the colour named for each Joker, None for other cards
+    trick_number: int
+    last_trick_record: TrickRecord | None
+    totals: list[int]
+    rounds: list[RoundRecord]
+    move_number: int
+    _seats: dict[PlayerId, int] = field(init=False, repr=False, compare=False)
+    _n: int = field(init=False, repr=False, compare=False)
+    _turn: int = field(init=False, repr=False, compare=False)
+    _led: Colour | None = field(init=False, repr=False, compare=False)
+    _simultaneous: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """Derive the caches that are not part of the serialised state."""
+        self._seats = {player: seat for seat, player in enumerate(self.players)}
+        self._n = len(self.players)
+        self._simultaneous = self.options.simultaneous_bids
+        self._led = None
+        for card, named in zip(self.trick_cards, self.trick_named, strict=True):
+            colour = named if card == JOKER else COLOUR_OF[card]
+            if colour is not None:
+                self._led = colour
+                break
+        if self.phase is _PLAYING:
+            self._turn = (self.leader_seat + len(self.trick_cards)) % self._n
+        elif self.phase is _BIDDING and not self._simultaneous:
+            self._turn = (self.leader_seat + self._n - self.bids.count(None)) % self._n
+        else:
+            self._turn = -1
+
+    # ----------------------------------------------------------------- creation
+
+    @classmethod
+    def new(
+        cls,
+        players: Sequence[PlayerId],
+        seed: int | str | None = None,
+        options: RageOptions | None = None,
+    ) -> RageState:
+        """A new game: random first dealer and deals from the seed (a fresh one if None)."""
+        seats = validate_players(players)
+        seed = secrets.randbits(63) if seed is None else _check_seed(seed)
+        options = RageOptions() if options is None else options
+        if not isinstance(options, RageOptions):
+            raise InvalidSetup(f"options must be RageOptions, not {options!r}")
+        first_dealer, deal_seeds = _seed_stream(seed, len(seats))
+        state = cls._empty(seats, options, seed, deal_seeds, 1, first_dealer)
+        state._deal()
+        return state
+
+    @classmethod
+    def from_deal(
+        cls,
+        players: Sequence[PlayerId],
+        hands: Mapping[PlayerId, Iterable[Card | str]],
+        stack: Iterable[Card | str] = (),
+        *,
+        dealer: PlayerId | None = None,
+        round: int | None = None,
+        bids: Mapping[PlayerId, int] | None = None,
+        options: RageOptions | None = None,
+        seed: int | str = 0,
+    ) -> RageState:
+        """A round dealt by hand (for tests, puzzles and replays of real tables).
+
+        `stack` is listed top first; the trump is turned from it as in a real deal. The
+        dealer defaults to the last seat, so the first seat bids and leads first. The round
+        defaults to the one whose hand size matches. With `bids`, the round starts in the
+        playing phase. Later rounds are dealt from `seed`.
+        """
+        seats = validate_players(players)
+        options = RageOptions() if options is None else options
+        seed = _check_seed(seed)
+        if set(hands) != set(seats) or len(hands) != len(seats):
+            raise InvalidSetup("hands must give exactly one hand for every player")
+        try:
+            dealt = [sorted(to_card(c) for c in hands[player]) for player in seats]
+            pile = [to_card(c) for c in stack]
+        except ValueError as exc:
+            raise InvalidSetup(str(exc)) from None
+        size = len(dealt[0])
+        if any(len(hand) != size for hand in dealt) or not 1 <= size <= ROUNDS:
+            raise InvalidSetup("every hand must hold the same number of cards, 1 to 10")
+        round_number = cards_in_round(size) if round is None else round
+        if round_number != cards_in_round(size):
+            raise InvalidSetup(
+                f"round {round_number} deals {cards_in_round(round_number)} cards, not {size}"
+            )
+        _check_card_counts([*(c for hand in dealt for c in hand), *pile])
+        dealer_seat = len(seats) - 1 if dealer is None else _seat_or_setup_error(seats, dealer)
+        _, deal_seeds = _seed_stream(seed, len(seats))
+        state = cls._empty(seats, options, seed, deal_seeds, round_number, dealer_seat)
+        state.stack = pile
+        state._start_round(dealt)
+        if bids is not None:
+            state._apply_setup_bids(bids)
+        return state
+
+    @classmethod
+    def _empty(
+        cls,
+        players: tuple[PlayerId, ...],
+        options: RageOptions,
+        seed: int | str,
+        deal_seeds: tuple[int, ...],
+        round_number: int,
+        dealer_seat: int,
+    ) -> RageState:
+        """A state with no cards dealt yet; _deal or _start_round fills it."""
+        n = len(players)
+        return cls(
+            players=players,
+            options=options,
+            seed=seed,
+            deal_seeds=deal_seeds,
+            round=round_number,
+            dealer_seat=dealer_seat,
+            phase=_BIDDING,
+            hands=[[] for _ in range(n)],
+            stack=[],
+            turned_up=[],
+            trump=None,
+            no_trump_this_trick=False,
+            bids=[None] * n,
+            tricks_won=[0] * n,
+            bonus=[0] * n,
+            leader_seat=(dealer_seat + 1) % n,
+            trick_cards=[],
+            trick_named=[],
+            trick_number=1,
+            last_trick_record=None,
+            totals=[0] * n,
+            rounds=[],
+            move_number=0,
+        )
+
+    def _apply_setup_bids(self, bids: Mapping[PlayerId, int]) -> None:
+        """Enter the given bids in bidding order, validated like real bids."""
+        if set(bids) != set(self.players) or len(bids) != self._n:
+            raise InvalidSetup("bids must give exactly one bid for every player")
+        try:
+            for i in range(self._n):
+                player = self.players[(self.leader_seat + i) % self._n]
+                self.apply(player, Bid(bids[player]))
+        except IllegalMove as exc:
+            raise InvalidSetup(str(exc)) from None
+        self.move_number = 0
+
+    def clone(self) -> RageState:
+        """An independent copy."""
+        return RageState(
+            players=self.players,
+            options=self.options,
+            seed=self.seed,
+            deal_seeds=self.deal_seeds,
+            round=self.round,
+            dealer_seat=self.dealer_seat,
+            phase=self.phase,
+            hands=[list(hand) for hand in self.hands],
+            stack=list(self.stack),
+            turned_up=list(self.turned_up),
+            trump=self.trump,
+            no_trump_this_trick=self.no_trump_this_trick,
+            bids=list(self.bids),
+            tricks_won=list(self.tricks_won),
+            bonus=list(self.bonus),
+            leader_seat=self.leader_seat,
+            trick_cards=list(self.trick_cards),
+            trick_named=list(self.trick_named),
+            trick_number=self.trick_number,
+            last_trick_record=self.last_trick_record,
+            totals=list(self.totals),
+            rounds=list(self.rounds),
+            move_number=self.move_number,
+        )
+
+    # ------------------------------------------------------------ serialisation
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full state (hidden cards included) as plain JSON types."""
+        from .codec import encode_state
+
+        return encode_state(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RageState:
+        """Rebuild a state from to_dict output; InvalidSetup if it is malformed."""
+        from .codec import decode_state
+
+        return cls(**decode_state(data))
+
+    # ------------------------------------------------------------ public queries
+
+    @property
+    def is_over(self) -> bool:
+        """True once round 10 has been scored."""
+        return self.phase is _FINISHED
+
+    @property
+    def cards_per_hand(self) -> int:
+        """Cards dealt to each player this round (the number of tricks in the round)."""
+        return cards_in_round(self.round)
+
+    @property
+    def dealer(self) -> PlayerId:
+        """The dealer of the current round."""
+        return self.players[self.dealer_seat]
+
+    @property
+    def leader(self) -> PlayerId:
+        """Who leads (or led) the current trick."""
+        return self.players[self.leader_seat]
+
+    @property
+    def led_colour(self) -> Colour | None:
+        """The colour to follow in the current trick, once a colour card or Joker sets it."""
+        return self._led
+
+    @property
+    def current_trick(self) -> tuple[TrickPlay, ...]:
+        """The cards of the trick in play, in play order, with each Joker's colour."""
+        n = self._n
+        return tuple(
+            TrickPlay(self.players[(self.leader_seat + i) % n], card, self.trick_named[i])
+            for i, card in enumerate(self.trick_cards)
+        )
+
+    @property
+    def last_trick(self) -> TrickResult | None:
+        """The most recently completed trick (kept across the deal of the next round)."""
+        record = self.last_trick_record
+        return None if record is None else record.to_result(self.players)
+
+    @property
+    def current_player(self) -> PlayerId | None:
+        """The one player to act, or None when nobody or several players may act."""
+        actors = self.players_to_act()
+        return actors[0] if len(actors) == 1 else None
+
+    def seat(self, player: PlayerId) -> int:
+        """The seat index of a player; UnknownPlayer if they have no seat."""
+        return self._seat_of(player)
+
+    def players_to_act(self) -> tuple[PlayerId, ...]:
+        """Players who may act now (several during hidden or secret bidding)."""
+        if self.phase is _FINISHED:
+            return ()
+        if self.phase is _BIDDING and self._simultaneous:
+            return tuple(p for p, bid in zip(self.players, self.bids, strict=True) if bid is None)
+        return (self.players[self._turn],)
+
+    def hand(self, player: PlayerId) -> tuple[Card, ...]:
+        """A player's hand, sorted (omniscient: the caller decides who may see it)."""
+        return tuple(self.hands[self._seat_of(player)])
+
+    def bid_visible(self, viewer: PlayerId | None, player: PlayerId) -> bool:
+        """Whether `viewer` (None: a spectator) may see `player`'s bid this round."""
+        if self.phase is _FINISHED or (viewer == player and viewer is not None):
+            return True
+        if self.options.secret_bids:
+            return False
+        if self.options.hidden_bids:
+            return self.phase is not _BIDDING
+        return True
+
+    def visible_bids(self, viewer: PlayerId | None = None) -> tuple[int | None, ...]:
+        """This round's bids in seat order as `viewer` sees them (None: unknown or not made)."""
+        if viewer is not None:
+            self._seat_of(viewer)
+        return tuple(
+            bid if self.bid_visible(viewer, player) else None
+            for player, bid in zip(self.players, self.bids, strict=True)
+        )
+
+    def score_sheet(self, viewer: PlayerId | None = None) -> ScoreSheet:
+        """The score sheet: scored rounds plus the round in play, bids as `viewer` sees them."""
+        players = self.players
+        rows = [
+            SheetRow(
+                round=rec.round,
+                cards=rec.cards,
+                dealer=players[rec.dealer],
+                complete=True,
+                entries=tuple(
+                    SheetEntry(
+                        player=players[s],
+                        bid=rec.bids[s],
+                        tricks=rec.tricks[s],
+                        trick_points=rec.scores[s].trick_points,
+                        bonus=rec.scores[s].bonus,
+                        bid_points=rec.scores[s].bid_points,
+                        points=rec.scores[s].points,
+                        total=rec.totals[s],
+                    )
+                    for s in range(self._n)
+                ),
+            )
+            for rec in self.rounds
+        ]
+        if self.phase is not _FINISHED:
+            bids = self.visible_bids(viewer)
+            rows.append(
+                SheetRow(
+                    round=self.round,
+                    cards=self.cards_per_hand,
+                    dealer=self.dealer,
+                    complete=False,
+                    entries=tuple(
+                        SheetEntry(
+                            player=players[s],
+                            bid=bids[s],
+                            tricks=self.tricks_won[s],
+                            trick_points=None,
+                            bonus=self.bonus[s],
+                            bid_points=None,
+                            points=None,
+                            total=self.totals[s],
+                        )
+                        for s in range(self._n)
+                    ),
+                )
+            )
+        return ScoreSheet(players, tuple(rows), tuple(self.totals))
+
+    def standings(self) -> tuple[Standing, ...]:
+        """Players ranked by running total; tied players share a rank."""
+        return rank_players(self.players, self.totals)
+
+    def outcome(self) -> Outcome | None:
+        """Winners and standings once the game is over, else None."""
+        if self.phase is not _FINISHED:
+            return None
+        standings = self.standings()
+        winners = tuple(s.player for s in standings if s.rank == 1)
+        return Outcome(winners, standings)
+
+    def view(self, player: PlayerId | None) -> RageView:
+        """What `player` may see (None: a spectator); other hands and the stack are hidden."""
+        from .view import build_view
+
+        return build_view(self, player)
+
+    # ------------------------------------------------------------ legal actions
+
+    def legal_actions(self, player: PlayerId | None = None) -> list[Action]:
+        """The actions `player` may take now ([] if none); None means the one player to act.
+
+        Raises ValueError for None while several players may bid at once.
+        """
+        if player is None:
+            actors = self.players_to_act()
+            if not actors:
+                return []
+            if len(actors) > 1:
+                raise ValueError("several players may bid now; name the player")
+            seat = self._seats[actors[0]]
+        else:
+            seat = self._seat_of(player)
+        phase = self.phase
+        if phase is _PLAYING:
+            return self._legal_plays(seat) if seat == self._turn else []
+        if phase is _BIDDING:
+            if self._simultaneous:
+                return self._legal_bids(seat) if self.bids[seat] is None else []
+            return self._legal_bids(seat) if seat == self._turn else []
+        return []
+
+    def _legal_plays(self, seat: int) -> list[Action]:
+        """Plays allowed by the follow rule; a Joker once per colour it may name."""
+        hand = self.hands[seat]
+        led = self._led
+        if led is not None:
+            follow = [PLAYS[c] for c in hand if COLOUR_OF[c] is led]
+            if follow:
+                return follow
+        result: list[Action] = []
+        previous = -1
+        # Hands are kept sorted, so equal action cards sit next to each other.
+        for c in hand:
+            if c == previous:
+                continue
+            previous = c
+            if c == JOKER:
+                result.extend(JOKER_PLAYS)
+            else:
+                result.append(PLAYS[c])
+        return result
+
+    def _legal_bids(self, seat: int) -> list[Action]:
+        """Bids 0..hand size, minus the one plus/minus one forbids the last bidder."""
+        size = cards_in_round(self.round)
+        forbidden = self._forbidden_bid()
+        return [BIDS[b] for b in range(size + 1) if b != forbidden]
+
+    def _forbidden_bid(self) -> int:
+        """The bid that would make the bids add up to the tricks (plus/minus one), or -1."""
+        if not self.options.plus_minus_one or self.bids.count(None) != 1:
+            return -1
+        return cards_in_round(self.round) - sum(b for b in self.bids if b is not None)
+
+    # ------------------------------------------------------------------- apply
+
+    def apply(self, player: PlayerId, action: Action) -> None:
+        """Validate and apply one action; on any IllegalMove the state is left unchanged."""
+        seat = self._seat_of(player)
+        phase = self.phase
+        if phase is _PLAYING:
+            if action.__class__ is not Play:
+                self._reject_kind(action, Play)
+            if seat != self._turn:
+                raise NotYourTurn(
+                    f"it is {self.players[self._turn]!r}'s turn to play, not {player!r}'s",
+                    player=player,
+                    expected=self.players[self._turn],
+                )
+            self._play(seat, action)
+        elif phase is _BIDDING:
+            if action.__class__ is not Bid:
+                self._reject_kind(action, Bid)
+            self._bid(seat, action.tricks)
+        else:
+            raise GameOver("the game is over: all ten rounds have been scored", player=player)
+        self.move_number += 1
+
+    def _seat_of(self, player: object) -> int:
+        """Seat of a seated player, else UnknownPlayer."""
+        try:
+            seat = self._seats[player]  # type: ignore[index]
+        except (KeyError, TypeError):
+            raise UnknownPlayer(f"{player!r} has no seat at this table", player=player) from None
+        # True and False would otherwise find the players whose ids are 1 and 0.
+        if player is True or player is False:
+            raise UnknownPlayer(f"{player!r} has no seat at this table", player=player)
+        return seat
+
+    def _reject_kind(self, action: object, expected: type) -> None:
+        """Raise WrongPhase for the other action type, InvalidAction for anything else."""
+        if isinstance(action, Bid | Play):
+            raise WrongPhase(
+                f"cannot {type(action).__name__.lower()} now: the round is in the "
+                f"{self.phase.value} phase",
+                phase=self.phase.value,
+            )
+        raise InvalidAction(
+            f"expected a {expected.__name__} action, not {action!r}", action=repr(action)
+        )
+
+    def _bid(self, seat: int, tricks: object) -> None:
+        """Validate and record one bid."""
+        bids = self.bids
+        player = self.players[seat]
+        if self._simultaneous:
+            if bids[seat] is not None:
+                raise AlreadyBid(f"{player!r} has already bid this round", player=player)
+        elif seat != self._turn:
+            raise NotYourTurn(
+                f"it is {self.players[self._turn]!r}'s turn to bid, not {player!r}'s",
+                player=player,
+                expected=self.players[self._turn],
+            )
+        size = cards_in_round(self.round)
+        if tricks.__class__ is not int or not 0 <= tricks <= size:  # type: ignore[operator]
+            raise IllegalBid(
+                f"a bid must be a whole number from 0 to {size}, not {tricks!r}",
+                player=player,
+                bid=repr(tricks),
+            )
+        if tricks == self._forbidden_bid():
+            raise IllegalBid(
+                f"plus/minus one: the bids may not add up to {size}, so the last bidder "
+                f"may not bid {tricks}",
+                player=player,
+                bid=tricks,
+            )
+        bids[seat] = tricks  # type: ignore[assignment]
+        if None not in bids:
+            self.phase = _PLAYING
+            self._turn = self.leader_seat
+        elif not self._simultaneous:
+            self._turn = (seat + 1) % self._n
+
+    def _play(self, seat: int, action: Play) -> None:
+        """Validate and play one card; finish the trick (and round) when it is complete."""
+        card = action.card
+        named = action.colour
+        if card.__class__ is not Card:
+            card = self._coerce_card(card)
+        hand = self.hands[seat]
+        if card not in hand:
+            raise CardNotInHand(
+                f"{self.players[seat]!r} does not hold {card}",
+                player=self.players[seat],
+                card=card.code,
+            )
+        if card == JOKER:
+            if named.__class__ is not Colour:
+                raise JokerColourError(
+                    "a Joker must name one of the six colours", player=self.players[seat]
+                )
+        elif named is not None:
+            raise JokerColourError(
+                f"only a Joker names a colour; play {card} without one",
+                player=self.players[seat],
+                card=card.code,
+            )
+        led = self._led
+        if led is not None and COLOUR_OF[card] is not led:
+            for held in hand:
+                if COLOUR_OF[held] is led:
+                    raise MustFollowSuit(
+                        f"{self.players[seat]!r} holds {led} and must follow {led}, "
+                        f"so cannot play {card}",
+                        player=self.players[seat],
+                        card=card.code,
+                        led=led.code,
+                    )
+
+        hand.remove(card)
+        self.trick_cards.append(card)
+        self.trick_named.append(named)
+        if card < _FIRST_ACTION:
+            if led is None:
+                self._led = COLOUR_OF[card]
+        elif card == JOKER:
+            if led is None:
+                self._led = named
+        elif card == NO_TRUMP:
+            # Trump is off for this trick; a card is turned up once the trick is over.
+            self.trump = None
+            self.no_trump_this_trick = True
+        elif card == CHANGE_TRUMP:
+            # The new trump counts at once, for the cards already played too, and it
+            # cancels the turn-up a No Trump earlier in this trick would have caused.
+            self.trump = self._turn_up()
+            self.no_trump_this_trick = False
+        if len(self.trick_cards) == self._n:
+            self._finish_trick()
+        else:
+            self._turn = (seat + 1) % self._n
+
+    def _coerce_card(self, card: object) -> Card:
+        """A Card from an int or code string inside a Play; InvalidAction otherwise."""
+        try:
+            return to_card(card)  # type: ignore[arg-type]
+        except ValueError:
+            raise InvalidAction(f"{card!r} is not a Rage card", card=repr(card)) from None
+
+    # --------------------------------------------------------------- internals
+
+    def _turn_up(self) -> Colour | None:
+        """Turn up stack cards until a colour card shows; its colour, or None if none is left."""
+        stack = self.stack
+        while stack:
+            card = stack.pop(0)
+            self.turned_up.append(card)
+            if card < _FIRST_ACTION:
+                return COLOUR_OF[card]
+        return None
+
+    def _finish_trick(self) -> None:
+        """Award the complete trick, then turn up a trump if a No Trump asked for one."""
+        cards = tuple(self.trick_cards)
+        named = tuple(self.trick_named)
+        index, reason = resolve_trick(cards, named, self.trump, self._led)
+        leader = self.leader_seat
+        winner = (leader + index) % self._n
+        bonus = trick_bonus(cards)
+        self.tricks_won[winner] += 1
+        self.bonus[winner] += bonus
+        self.last_trick_record = TrickRecord(
+            self.round,
+            self.trick_number,
+            leader,
+            cards,
+            named,
+            winner,
+            reason,
+            self.trump,
+            self._led,
+            bonus,
+        )
+        self.trick_cards = []
+        self.trick_named = []
+        self._led = None
+        if self.no_trump_this_trick:
+            self.no_trump_this_trick = False
+            self.trump = self._turn_up()
+        self.leader_seat = winner
+        self._turn = winner
+        self.trick_number += 1
+        if not self.hands[winner]:
+            self._finish_round()
+
+    def _finish_round(self) -> None:
+        """Score the round, then deal the next one or end the game."""
+        size = cards_in_round(self.round)
+        sweep = self.options.sweep
+        scores = tuple(
+            score_player(bid, tricks, bonus, size, sweep=sweep)  # type: ignore[arg-type]
+            for bid, tricks, bonus in zip(self.bids, self.tricks_won, self.bonus, strict=True)
+        )
+        totals = self.totals
+        for seat, score in enumerate(scores):
+            totals[seat] += score.points
+        self.rounds.append(
+            RoundRecord(
+                round=self.round,
+                cards=size,
+                dealer=self.dealer_seat,
+                bids=tuple(self.bids),  # type: ignore[arg-type]
+                tricks=tuple(self.tricks_won),
+                scores=scores,
+                totals=tuple(totals),
+            )
+        )
+        if self.round == ROUNDS:
+            self.phase = _FINISHED
+            self._turn = -1
+            return
+        self.round += 1
+        self.dealer_seat = (self.dealer_seat + 1) % self._n
+        self._deal()
+
+    def _deal(self) -> None:
+        """Shuffle with this round's seed and deal from the dealer's left; the rest is the stack."""
+        size = cards_in_round(self.round)
+        n = self._n
+        # Sorting by random keys is a uniform shuffle and twice as fast as random.shuffle,
+        # which matters because a deal happens every round.
+        draw = random.Random(self.deal_seeds[self.round - 1]).random
+        deck = sorted(DECK, key=lambda _: draw())
+        hands: list[list[Card]] = [[] for _ in range(n)]
+        first = self.dealer_seat + 1
+        for i in range(n):
+            hands[(first + i) % n] = sorted(deck[i * size : (i + 1) * size])
+        self.stack = deck[n * size :]
+        self._start_round(hands)
+
+    def _start_round(self, hands: list[list[Card]]) -> None:
+        """Reset the per-round state around freshly dealt hands and turn up the trump."""
+        n = self._n
+        self.hands = hands
+        self.turned_up = []
+        self.trump = self._turn_up()
+        self.no_trump_this_trick = False
+        self.bids = [None] * n
+        self.tricks_won = [0] * n
+        self.bonus = [0] * n
+        self.leader_seat = (self.dealer_seat + 1) % n
+        self.trick_cards = []
+        self.trick_named = []
+        self._led = None
+        self.trick_number = 1
+        self.phase = _BIDDING
+        self._turn = -1 if self._simultaneous else self.leader_seat
+
+
+def _check_card_counts(cards: Iterable[Card]) -> None:
+    """InvalidSetup if the cards hold more copies of a card than the deck has."""
+    have = Counter(cards)
+    deck = Counter(DECK)
+    extra = [f"{have[c] - deck[c]} x {c}" for c in ALL_CARDS if have[c] > deck[c]]
+    if extra:
+        raise InvalidSetup(f"more cards than the deck holds: {', '.join(extra)}")
+
+
+def _seat_or_setup_error(players: tuple[PlayerId, ...], player: PlayerId) -> int:
+    """Seat of a player for setup; InvalidSetup if unknown."""
+    try:
+        return players.index(player)
+    except ValueError:
+        raise InvalidSetup(f"{player!r} is not one of the players") from None
+
+
+__all__ = ["ROUNDS", "Phase", "RageState", "cards_in_round"]

@@ -87,9 +87,11 @@ def _decode_fields(data: Mapping[str, Any]) -> dict[str, Any]:
     from .state import Phase
 
     def colour(value: str | None) -> Colour | None:
+        """Colour from its name, or None."""
         return None if value is None else Colour.parse(value)
 
     def cards(values: list[str]) -> list[Card]:
+        """Cards from their codes."""
         return [Card.parse(code) for code in values]
 
     trick = data["trick"]

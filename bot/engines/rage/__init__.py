@@ -21,6 +21,7 @@ from .cards import (
     card,
     sort_hand,
 )
+from .dealing import ROUNDS, cards_in_round
 from .errors import (
     AlreadyBid,
     CardNotInHand,
@@ -42,7 +43,7 @@ from .scoring import (
     Standing,
     score_player,
 )
-from .state import ROUNDS, Phase, RageState, cards_in_round
+from .state import Phase, RageState
 from .trick import TrickPlay, TrickResult, WinReason, resolve_trick
 from .view import RageView
 

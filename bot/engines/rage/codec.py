@@ -132,7 +132,8 @@ def _is_int(value: object) -> bool:
 
 def _check_consistency(f: dict[str, Any]) -> None:
     """The checks a hand-edited or corrupted state is most likely to fail."""
-    from .state import ROUNDS, Phase, cards_in_round
+    from .dealing import ROUNDS, cards_in_round
+    from .state import Phase
 
     n = len(f["players"])
     problems: list[str] = []

@@ -188,3 +188,58 @@ def rank_players(players: Sequence[PlayerId], scores: Sequence[int]) -> tuple[St
             rank = position + 1
         standings.append(Standing(rank, players[seat], scores[seat]))
     return tuple(standings)
+
+
+def scored_row(players: Sequence[PlayerId], record: RoundRecord) -> SheetRow:
+    """The score-sheet row of a scored round (all bids shown)."""
+    return SheetRow(
+        round=record.round,
+        cards=record.cards,
+        dealer=players[record.dealer],
+        complete=True,
+        entries=tuple(
+            SheetEntry(
+                player=player,
+                bid=record.bids[seat],
+                tricks=record.tricks[seat],
+                trick_points=record.scores[seat].trick_points,
+                bonus=record.scores[seat].bonus,
+                bid_points=record.scores[seat].bid_points,
+                points=record.scores[seat].points,
+                total=record.totals[seat],
+            )
+            for seat, player in enumerate(players)
+        ),
+    )
+
+
+def open_row(
+    players: Sequence[PlayerId],
+    round_number: int,
+    cards: int,
+    dealer_seat: int,
+    visible_bids: Sequence[int | None],
+    tricks: Sequence[int],
+    bonus: Sequence[int],
+    totals: Sequence[int],
+) -> SheetRow:
+    """The row of the round in play: bids as far as visible, tricks so far, no points yet."""
+    return SheetRow(
+        round=round_number,
+        cards=cards,
+        dealer=players[dealer_seat],
+        complete=False,
+        entries=tuple(
+            SheetEntry(
+                player=player,
+                bid=visible_bids[seat],
+                tricks=tricks[seat],
+                trick_points=None,
+                bonus=bonus[seat],
+                bid_points=None,
+                points=None,
+                total=totals[seat],
+            )
+            for seat, player in enumerate(players)
+        ),
+    )

@@ -1,10 +1,8 @@
-"""The Rage game state: dealing, bidding, trick play and round scoring."""
+"""The Rage game state machine: bidding, trick play and round scoring, driven by apply()."""
 
 from __future__ import annotations
 
-import random
 import secrets
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -14,15 +12,22 @@ from bot.engines.errors import GameOver, InvalidSetup, NotYourTurn, UnknownPlaye
 
 from .actions import BIDS, JOKER_PLAYS, PLAYS, Action, Bid, Play
 from .cards import (
-    ALL_CARDS,
     CHANGE_TRUMP,
     COLOUR_OF,
-    DECK,
     JOKER,
     NO_TRUMP,
     Card,
     Colour,
     to_card,
+)
+from .dealing import (
+    ROUNDS,
+    cards_in_round,
+    check_card_counts,
+    check_seed,
+    deal_hands,
+    seed_stream,
+    shuffled_deck,
 )
 from .errors import (
     AlreadyBid,
@@ -40,18 +45,17 @@ from .scoring import (
     Outcome,
     RoundRecord,
     ScoreSheet,
-    SheetEntry,
-    SheetRow,
     Standing,
+    open_row,
     rank_players,
     score_player,
+    scored_row,
 )
 from .trick import TrickPlay, TrickRecord, TrickResult, resolve_trick, trick_bonus
 
 if TYPE_CHECKING:
     from .view import RageView
 
-ROUNDS = 10
 _FIRST_ACTION = int(JOKER)  # codes below this are colour cards
 
 
@@ -67,25 +71,6 @@ class Phase(StrEnum):
 _BIDDING = Phase.BIDDING
 _PLAYING = Phase.PLAYING
 _FINISHED = Phase.FINISHED
-
-
-def cards_in_round(round_number: int) -> int:
-    """Hand size in round 1..10: 10, 9, ..., 1."""
-    return ROUNDS + 1 - round_number
-
-
-def _seed_stream(seed: int | str, n_players: int) -> tuple[int, tuple[int, ...]]:
-    """First dealer's seat and one shuffle seed per round, all drawn from random.Random(seed)."""
-    rng = random.Random(seed)
-    first_dealer = rng.randrange(n_players)
-    return first_dealer, tuple(rng.getrandbits(64) for _ in range(ROUNDS))
-
-
-def _check_seed(seed: object) -> int | str:
-    """The seed if it survives a JSON round trip unchanged (int or str); else InvalidSetup."""
-    if isinstance(seed, bool) or not isinstance(seed, int | str):
-        raise InvalidSetup(f"the seed must be an integer or a string, not {seed!r}")
-    return seed
 
 
 @dataclass(slots=True)
@@ -154,11 +139,11 @@ class RageState:
     ) -> RageState:
         """A new game: random first dealer and deals from the seed (a fresh one if None)."""
         seats = validate_players(players)
-        seed = secrets.randbits(63) if seed is None else _check_seed(seed)
+        seed = secrets.randbits(63) if seed is None else check_seed(seed)
         options = RageOptions() if options is None else options
         if not isinstance(options, RageOptions):
             raise InvalidSetup(f"options must be RageOptions, not {options!r}")
-        first_dealer, deal_seeds = _seed_stream(seed, len(seats))
+        first_dealer, deal_seeds = seed_stream(seed, len(seats))
         state = cls._empty(seats, options, seed, deal_seeds, 1, first_dealer)
         state._deal()
         return state
@@ -185,7 +170,7 @@ class RageState:
         """
         seats = validate_players(players)
         options = RageOptions() if options is None else options
-        seed = _check_seed(seed)
+        seed = check_seed(seed)
         if set(hands) != set(seats) or len(hands) != len(seats):
             raise InvalidSetup("hands must give exactly one hand for every player")
         try:
@@ -201,9 +186,9 @@ class RageState:
             raise InvalidSetup(
                 f"round {round_number} deals {cards_in_round(round_number)} cards, not {size}"
             )
-        _check_card_counts([*(c for hand in dealt for c in hand), *pile])
+        check_card_counts([*(c for hand in dealt for c in hand), *pile])
         dealer_seat = len(seats) - 1 if dealer is None else _seat_or_setup_error(seats, dealer)
-        _, deal_seeds = _seed_stream(seed, len(seats))
+        _, deal_seeds = seed_stream(seed, len(seats))
         state = cls._empty(seats, options, seed, deal_seeds, round_number, dealer_seat)
         state.stack = pile
         state._start_round(dealt)
@@ -389,53 +374,21 @@ class RageState:
 
     def score_sheet(self, viewer: PlayerId | None = None) -> ScoreSheet:
         """The score sheet: scored rounds plus the round in play, bids as `viewer` sees them."""
-        players = self.players
-        rows = [
-            SheetRow(
-                round=rec.round,
-                cards=rec.cards,
-                dealer=players[rec.dealer],
-                complete=True,
-                entries=tuple(
-                    SheetEntry(
-                        player=players[s],
-                        bid=rec.bids[s],
-                        tricks=rec.tricks[s],
-                        trick_points=rec.scores[s].trick_points,
-                        bonus=rec.scores[s].bonus,
-                        bid_points=rec.scores[s].bid_points,
-                        points=rec.scores[s].points,
-                        total=rec.totals[s],
-                    )
-                    for s in range(self._n)
-                ),
-            )
-            for rec in self.rounds
-        ]
+        rows = [scored_row(self.players, record) for record in self.rounds]
         if self.phase is not _FINISHED:
-            bids = self.visible_bids(viewer)
             rows.append(
-                SheetRow(
-                    round=self.round,
-                    cards=self.cards_per_hand,
-                    dealer=self.dealer,
-                    complete=False,
-                    entries=tuple(
-                        SheetEntry(
-                            player=players[s],
-                            bid=bids[s],
-                            tricks=self.tricks_won[s],
-                            trick_points=None,
-                            bonus=self.bonus[s],
-                            bid_points=None,
-                            points=None,
-                            total=self.totals[s],
-                        )
-                        for s in range(self._n)
-                    ),
+                open_row(
+                    self.players,
+                    self.round,
+                    self.cards_per_hand,
+                    self.dealer_seat,
+                    self.visible_bids(viewer),
+                    self.tricks_won,
+                    self.bonus,
+                    self.totals,
                 )
             )
-        return ScoreSheet(players, tuple(rows), tuple(self.totals))
+        return ScoreSheet(self.players, tuple(rows), tuple(self.totals))
 
     def standings(self) -> tuple[Standing, ...]:
         """Players ranked by running total; tied players share a rank."""
@@ -738,17 +691,10 @@ class RageState:
 
     def _deal(self) -> None:
         """Shuffle with this round's seed and deal from the dealer's left; the rest is the stack."""
-        size = cards_in_round(self.round)
-        n = self._n
-        # Sorting by random keys is a uniform shuffle and twice as fast as random.shuffle,
-        # which matters because a deal happens every round.
-        draw = random.Random(self.deal_seeds[self.round - 1]).random
-        deck = sorted(DECK, key=lambda _: draw())
-        hands: list[list[Card]] = [[] for _ in range(n)]
-        first = self.dealer_seat + 1
-        for i in range(n):
-            hands[(first + i) % n] = sorted(deck[i * size : (i + 1) * size])
-        self.stack = deck[n * size :]
+        deck = shuffled_deck(self.deal_seeds[self.round - 1])
+        hands, self.stack = deal_hands(
+            deck, self._n, cards_in_round(self.round), self.dealer_seat + 1
+        )
         self._start_round(hands)
 
     def _start_round(self, hands: list[list[Card]]) -> None:
@@ -770,15 +716,6 @@ class RageState:
         self._turn = -1 if self._simultaneous else self.leader_seat
 
 
-def _check_card_counts(cards: Iterable[Card]) -> None:
-    """InvalidSetup if the cards hold more copies of a card than the deck has."""
-    have = Counter(cards)
-    deck = Counter(DECK)
-    extra = [f"{have[c] - deck[c]} x {c}" for c in ALL_CARDS if have[c] > deck[c]]
-    if extra:
-        raise InvalidSetup(f"more cards than the deck holds: {', '.join(extra)}")
-
-
 def _seat_or_setup_error(players: tuple[PlayerId, ...], player: PlayerId) -> int:
     """Seat of a player for setup; InvalidSetup if unknown."""
     try:
@@ -787,4 +724,4 @@ def _seat_or_setup_error(players: tuple[PlayerId, ...], player: PlayerId) -> int
         raise InvalidSetup(f"{player!r} is not one of the players") from None
 
 
-__all__ = ["ROUNDS", "Phase", "RageState", "cards_in_round"]
+__all__ = ["Phase", "RageState"]

@@ -1,0 +1,49 @@
+# cardtable: the Discord bot in a slim Python 3.11 image, dependencies pinned by uv.lock.
+#
+#   docker build -t cardtable .
+#   docker run -d --name cardtable -e DISCORD_TOKEN=... -v cardtable-data:/app/data cardtable
+#
+# The code lives in /opt/cardtable (owned by root, read-only for the bot); the SQLite
+# database lives in /app/data, the only writable place, meant to be a volume. The message
+# catalogues (data/locales) stay with the code so a volume on /app/data never hides them.
+
+ARG PYTHON_VERSION=3.11
+ARG UV_VERSION=0.13.9
+
+FROM ghcr.io/astral-sh/uv:${UV_VERSION} AS uv
+
+# -- build: a virtual environment with exactly the locked runtime dependencies ----------
+FROM python:${PYTHON_VERSION}-slim AS build
+COPY --from=uv /uv /usr/local/bin/uv
+ENV UV_COMPILE_BYTECODE=1 \
+    UV_LINK_MODE=copy \
+    UV_PYTHON_DOWNLOADS=never \
+    UV_PROJECT_ENVIRONMENT=/opt/cardtable/.venv
+WORKDIR /opt/cardtable
+COPY pyproject.toml uv.lock ./
+# The bot runs from its source folder (python -m bot), so the project itself is not installed.
+RUN uv sync --frozen --no-dev --no-install-project
+
+# -- runtime ----------------------------------------------------------------------------
+FROM python:${PYTHON_VERSION}-slim
+RUN groupadd --system --gid 10001 cardtable \
+    && useradd --system --uid 10001 --gid cardtable --home-dir /app --no-create-home \
+        --shell /usr/sbin/nologin cardtable \
+    && mkdir -p /app/data \
+    && chown cardtable:cardtable /app/data
+COPY --from=build /opt/cardtable/.venv /opt/cardtable/.venv
+COPY bot /opt/cardtable/bot
+COPY cogs /opt/cardtable/cogs
+COPY data/locales /opt/cardtable/data/locales
+RUN python -m compileall -q /opt/cardtable/bot /opt/cardtable/cogs
+ENV PATH=/opt/cardtable/.venv/bin:$PATH \
+    PYTHONPATH=/opt/cardtable \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    CARDTABLE_DATABASE=/app/data/cardtable.db
+WORKDIR /app
+USER cardtable
+VOLUME ["/app/data"]
+# SIGINT lets discord.py close the gateway and the database cleanly on `docker stop`.
+STOPSIGNAL SIGINT
+CMD ["python", "-m", "bot"]

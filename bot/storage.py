@@ -108,10 +108,10 @@ class Storage:
         """Open (creating if needed) the database and bring its schema up to date."""
         connection = await aiosqlite.connect(str(path))
         connection.row_factory = aiosqlite.Row
-        await connection.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode survives a process crash; only power loss may drop a commit.
-        await connection.execute("PRAGMA synchronous=NORMAL")
-        await connection.execute("PRAGMA foreign_keys=ON")
+        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON"):
+            async with connection.execute(f"PRAGMA {pragma}") as cursor:
+                await cursor.fetchall()
         storage = cls(connection)
         await storage.migrate()
         return storage

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import discord
 
@@ -12,6 +14,8 @@ from bot.i18n import t
 from bot.storage import Storage, TableRecord
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+S = TypeVar("S")
 
 
 class UserError(Exception):
@@ -127,3 +131,20 @@ async def answer_error(
         await reply_ephemeral(interaction, t("error.unexpected", interaction.locale))
     except discord.HTTPException:
         log.warning("could not send the apology for %s", context)
+
+
+def answers_user_errors(
+    func: Callable[Concatenate[S, discord.Interaction, P], Awaitable[Any]],
+) -> Callable[Concatenate[S, discord.Interaction, P], Awaitable[None]]:
+    """Answer a command's UserError ephemerally; real errors still reach the error handler."""
+
+    @functools.wraps(func)
+    async def wrapper(
+        self: S, interaction: discord.Interaction, *args: P.args, **kwargs: P.kwargs
+    ) -> None:
+        try:
+            await func(self, interaction, *args, **kwargs)
+        except UserError as error:
+            await answer_error(interaction, error)
+
+    return wrapper

@@ -16,7 +16,15 @@ from bot.engines.nothanks import MAX_PLAYERS, MIN_PLAYERS, PASS, TAKE, MustTake,
 from bot.i18n import t
 from bot.render import nothanks as render
 from bot.storage import ChannelBusy, TableRecord
-from bot.table import TableMovedOn, Tables, UserError, answer_error, jump_url, reply_ephemeral
+from bot.table import (
+    TableMovedOn,
+    Tables,
+    UserError,
+    answer_error,
+    answers_user_errors,
+    jump_url,
+    reply_ephemeral,
+)
 
 if TYPE_CHECKING:
     from bot.app import CardtableBot
@@ -197,13 +205,6 @@ class NoThanks(commands.Cog):
                 self.games[record.id] = NoThanksGame.from_dict(record.state)
         log.info("restored %d No Thanks! tables", len(records))
 
-    async def cog_app_command_error(
-        self, interaction: discord.Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        """Answer command errors in the one shared place."""
-        original = getattr(error, "original", error)
-        await answer_error(interaction, original, context=f"in /{interaction.command}")
-
     @commands.Cog.listener()
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Answer clicks on buttons the message no longer shows (discord.py drops those)."""
@@ -223,6 +224,7 @@ class NoThanks(commands.Cog):
     @group.command(name="start", description="Open a No Thanks! table in this channel")
     @app_commands.describe(open_chips="Show every player's chips to everyone (default: off)")
     @app_commands.guild_only()
+    @answers_user_errors
     async def start(self, interaction: discord.Interaction, open_chips: bool = False) -> None:
         """Open a lobby in this channel, with the caller as host and first seat."""
         channel_id = interaction.channel_id
@@ -259,6 +261,7 @@ class NoThanks(commands.Cog):
 
     @group.command(name="stop", description="End the No Thanks! table in this channel")
     @app_commands.guild_only()
+    @answers_user_errors
     async def stop(self, interaction: discord.Interaction) -> None:
         """End this channel's lobby or game (host, or Manage Messages)."""
         channel_id = interaction.channel_id
@@ -286,6 +289,7 @@ class NoThanks(commands.Cog):
             )
 
     @group.command(name="rules", description="A short summary of the No Thanks! rules")
+    @answers_user_errors
     async def rules(self, interaction: discord.Interaction) -> None:
         """Show the rules privately."""
         await interaction.response.send_message(
@@ -294,6 +298,7 @@ class NoThanks(commands.Cog):
 
     @group.command(name="chips", description="Your private chips, cards and score in this game")
     @app_commands.guild_only()
+    @answers_user_errors
     async def chips(self, interaction: discord.Interaction) -> None:
         """Show the caller's chips privately."""
         assert interaction.channel_id is not None
@@ -540,8 +545,9 @@ class NoThanks(commands.Cog):
             return
         channel_url = jump_url(record)
         try:
-            user = self.bot.get_user(int(player)) or await self.bot.fetch_user(int(player))
-            await user.send(t(key, user_locale(record, player), link=channel_url, **params))
+            # create_dm is cached per user and needs no members intent (no GET /users).
+            channel = await self.bot.create_dm(discord.Object(id=int(player)))
+            await channel.send(t(key, user_locale(record, player), link=channel_url, **params))
         except (discord.Forbidden, discord.NotFound):
             closed.append(player)
             record.extra.setdefault("hint_pending", []).append(player)

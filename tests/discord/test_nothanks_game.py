@@ -1,0 +1,146 @@
+"""End-to-end No Thanks! games through SimCord: full games, embeds, DMs, scoreboard."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from simcord import Env
+
+from bot.engines.nothanks import starting_chips
+from tests.discord.helpers import button_ids, choose, dms, open_table
+
+
+async def play_to_end(table, *, check_each_move: bool = True) -> int:
+    """Click through the game with a simple policy, checking the message after every move."""
+    clicks = 0
+    while table.running:
+        game = table.game
+        actor = table.active()
+        label = choose(game)
+        card, pot = game.current_card, game.chips_on_card
+        result = await table.click(actor, label)
+        clicks += 1
+        assert result.acknowledged and not result.ephemeral
+        assert not result.followups, [f.content for f in result.followups]
+        if check_each_move and table.running:
+            embed = table.embed
+            now = table.game
+            assert f"Card **{now.current_card}**" in embed.description
+            assert f"**{now.chips_on_card}** chip" in embed.description
+            assert f"<@{now.active_player}>" in embed.description
+            assert f"{now.cards_left} card" in embed.description
+            last = embed.fields[-1].value.splitlines()[-1]
+            name = actor.name
+            if label == "Take":
+                assert last == f"{name} took {card} with {pot} chip{'s' if pot != 1 else ''}"
+            else:
+                assert last == f"{name}: No thanks! ({card})"
+        assert clicks < 2000
+    return clicks
+
+
+@pytest.mark.parametrize("count", [3, 7])
+async def test_full_game_by_clicking(simcord_env: Env, count: int) -> None:
+    """A whole game is played by clicks; DMs and the final scoreboard match the engine."""
+    table = await open_table(simcord_env, count)
+    game = table.game
+    chips = starting_chips(count)
+    assert table.message.content.startswith("The game has begun!")
+    assert set(button_ids(table.message)) == {"Take", "No thanks!", "My chips"}
+    for player in table.players:
+        first = dms(player)
+        assert len(first) == 1
+        assert f"You have {chips} chips" in first[0]
+    await play_to_end(table)
+    assert game.is_over
+    # DMs: one at the start, then one per move that changed that player's chips.
+    expected_dms = {str(p.id): 1 for p in table.players}
+    for move in game.history:
+        if move.action.value == "pass" or move.chips_on_card > 0:
+            expected_dms[game.players[move.seat]] += 1
+    for player in table.players:
+        assert len(dms(player)) == expected_dms[str(player.id)]
+    final = table.embed
+    assert final.title == "No Thanks! — final scores"
+    standings = game.standings()
+    for row, field in zip(standings, final.fields, strict=False):
+        assert table.actor(row.player).name in field.name
+        assert field.name.endswith(f": {row.total}")
+        assert f"Card points {row.card_points} − chips {row.chips} = **{row.total}**" in field.value
+    removed = final.fields[-1]
+    assert removed.name == "The nine cards removed at the start"
+    assert removed.value == ", ".join(str(c) for c in game.removed)
+    winners = [table.actor(s.player).name for s in standings if s.rank == 1]
+    assert all(name in final.description for name in winners)
+    assert set(button_ids(table.message)) == {"Rematch"}
+    record = await simcord_env.bot.storage.get_table(table.table_id)
+    assert record is not None and record.status == "finished"
+    assert record.move_number == game.move_number
+    log = await simcord_env.bot.storage.moves(table.table_id)
+    assert len(log) == game.move_number
+
+
+async def test_open_chips_shown_in_embed(simcord_env: Env) -> None:
+    """With open chips the embed shows every player's chips; without, nobody's."""
+    table = await open_table(simcord_env, 3, open_chips=True)
+    names = [field.name for field in table.embed.fields[:3]]
+    assert all(re.search(r"\(11 chips\)$", name) for name in names)
+    other = await open_table(simcord_env, 3, guild=table.guild, channel_name="quiet")
+    assert not any("chips)" in field.name for field in other.embed.fields)
+
+
+async def test_my_chips_is_private(simcord_env: Env) -> None:
+    """My chips answers a seated player ephemerally with chips, cards and score."""
+    table = await open_table(simcord_env, 3)
+    player = table.players[1]
+    result = await table.click(player, "My chips")
+    assert result.ephemeral
+    assert "You have **11** chips." in result.response.content
+    assert "no cards yet" in result.response.content
+    active = table.active()
+    await table.click(active, "No thanks!")
+    result = await table.click(active, "My chips")
+    assert "You have **10** chips." in result.response.content
+
+
+async def test_chips_command(simcord_env: Env) -> None:
+    """/nothanks chips shows the caller's private state, or says no game runs."""
+    table = await open_table(simcord_env, 3)
+    result = await table.players[0].slash(table.channel, "nothanks chips")
+    assert result.ephemeral and "You have **11** chips." in result.response.content
+    empty = table.guild.create_text_channel("empty")
+    result = await table.players[0].slash(empty, "nothanks chips")
+    assert result.ephemeral
+    assert result.response.content == "There is no No Thanks! game running in this channel."
+
+
+async def test_rules_command(simcord_env: Env) -> None:
+    """/nothanks rules answers privately with a formatted summary."""
+    await simcord_env.bot.tree.sync()
+    guild = simcord_env.create_guild()
+    channel = guild.create_text_channel("games")
+    ana = guild.add_member(simcord_env.create_user("ana"))
+    result = await ana.slash(channel, "nothanks rules")
+    assert result.ephemeral
+    embed = result.response.embeds[0]
+    assert embed.title == "No Thanks! — the rules in short"
+    assert [f.name for f in embed.fields] == ["Setup", "Your turn", "End", "Scoring"]
+
+
+async def test_rematch_seats_same_players(simcord_env: Env) -> None:
+    """Rematch on the final scoreboard opens a new lobby with the same players seated."""
+    table = await open_table(simcord_env, 3)
+    await play_to_end(table, check_each_move=False)
+    result = await table.click(table.players[2], "Rematch")
+    assert not result.ephemeral
+    lobby = result.response
+    fields = lobby.embeds[0].fields
+    assert fields[0].name == "Players (3/7)"
+    assert fields[0].value.splitlines() == ["1. ana", "2. ben", "3. cid"]
+    assert f"<@{table.players[2].id}>" in lobby.embeds[0].description
+    again = await table.click(table.players[0], "Rematch")
+    assert again.ephemeral and "already has a table" in again.response.content
+    outsider = table.guild.add_member(simcord_env.create_user("zed"))
+    refused = await table.click(outsider, "Rematch")
+    assert refused.ephemeral

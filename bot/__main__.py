@@ -12,6 +12,7 @@ import discord
 
 from bot.app import create_bot
 from bot.settings import ConfigError, RedactingFilter, Settings, load_settings
+from bot.storage import MIGRATIONS, schema_version_of
 
 EXIT_CONFIG = 2
 
@@ -59,6 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         settings = load_settings()
+        if schema_version_of(settings.database) > len(MIGRATIONS):
+            raise ConfigError(
+                f"CARDTABLE_DATABASE {settings.database} was written by a newer cardtable; "
+                "upgrade the bot or use another database"
+            )
     except ConfigError as error:
         print(f"cardtable: error: {error}", file=sys.stderr)
         return EXIT_CONFIG

@@ -43,10 +43,15 @@ class CardtableBot(commands.Bot):
             intents=intents,
             help_command=None,
             tree_cls=CardtableTree,
-            owner_ids=set(settings.owner_ids) or None,
             allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
         )
         self.settings = settings
+
+    async def is_owner(self, user: discord.abc.User) -> bool:
+        """The application's owner(s), plus anyone listed in CARDTABLE_OWNER_IDS."""
+        if user.id in self.settings.owner_ids:
+            return True
+        return await super().is_owner(user)
 
     async def setup_hook(self) -> None:
         """Open the database, load the cogs (which restore open tables)."""

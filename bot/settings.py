@@ -50,8 +50,9 @@ def parse_dotenv(text: str) -> dict[str, str]:
             line = line[len("export ") :].lstrip()
         key, value = line.split("=", 1)
         key, value = key.strip(), value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
+        if value[:1] in ("'", '"') and value.find(value[0], 1) > 0:
+            # A quoted value ends at its closing quote; anything after it is a comment.
+            value = value[1 : value.find(value[0], 1)]
         elif " #" in value:
             value = value.split(" #", 1)[0].rstrip()
         if key:
@@ -153,10 +154,19 @@ class RedactingFilter(logging.Filter):
         self.secret = secret
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Redact the secret from the formatted message."""
-        if self.secret:
-            message = record.getMessage()
-            if self.secret in message:
-                record.msg = message.replace(self.secret, "<token>")
-                record.args = ()
+        """Redact the secret from the message, the exception text and the stack."""
+        if not self.secret:
+            return True
+        message = record.getMessage()
+        if self.secret in message:
+            record.msg = message.replace(self.secret, "<token>")
+            record.args = ()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text and self.secret in record.exc_text:
+            record.exc_text = record.exc_text.replace(self.secret, "<token>")
+            # The formatter would rebuild the text from exc_info; keep only the redacted copy.
+            record.exc_info = None
+        if record.stack_info and self.secret in record.stack_info:
+            record.stack_info = record.stack_info.replace(self.secret, "<token>")
         return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,19 @@ MIGRATIONS: Sequence[str] = (
     );
     """,
 )
+
+
+def schema_version_of(path: Path | str) -> int:
+    """The schema version of a database file, read synchronously (for start-up checks)."""
+    connection = sqlite3.connect(str(path))
+    try:
+        return int(connection.execute("PRAGMA user_version").fetchone()[0])
+    finally:
+        connection.close()
+
+
+class SchemaTooNew(RuntimeError):
+    """The database was written by a newer version of the bot."""
 
 
 class ChannelBusy(Exception):
@@ -108,12 +122,16 @@ class Storage:
         """Open (creating if needed) the database and bring its schema up to date."""
         connection = await aiosqlite.connect(str(path))
         connection.row_factory = aiosqlite.Row
-        # NORMAL in WAL mode survives a process crash; only power loss may drop a commit.
-        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON"):
-            async with connection.execute(f"PRAGMA {pragma}") as cursor:
-                await cursor.fetchall()
         storage = cls(connection)
-        await storage.migrate()
+        try:
+            await storage.migrate()
+            # NORMAL in WAL mode survives a process crash; only power loss may drop a commit.
+            for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON"):
+                async with connection.execute(f"PRAGMA {pragma}") as cursor:
+                    await cursor.fetchall()
+        except BaseException:
+            await connection.close()
+            raise
         return storage
 
     async def close(self) -> None:
@@ -131,8 +149,9 @@ class Storage:
         async with self._write:
             current = await self.schema_version()
             if current > len(MIGRATIONS):
-                raise RuntimeError(
-                    f"database schema v{current} is newer than this bot (v{len(MIGRATIONS)})"
+                raise SchemaTooNew(
+                    f"database schema v{current} is newer than this bot (v{len(MIGRATIONS)});"
+                    " upgrade the bot or use another CARDTABLE_DATABASE"
                 )
             for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
                 await self._db.executescript(

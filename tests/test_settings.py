@@ -74,11 +74,6 @@ def test_parse_dotenv(text: str, expected: dict[str, str]) -> None:
     assert parse_dotenv(text) == expected
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug in bot/settings.py parse_dotenv: a quoted value followed by a comment "
-    "keeps its quotes",
-)
 def test_parse_dotenv_quoted_value_with_comment() -> None:
     """A quoted value followed by a comment loses both the quotes and the comment."""
     assert parse_dotenv('KEY="value" # comment') == {"KEY": "value"}
@@ -389,11 +384,6 @@ def test_redacting_filter_through_a_logger() -> None:
     assert stream.lines == ["login with <token> failed"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug in bot/settings.py RedactingFilter: only the message is redacted, "
-    "not the exception text of a log record",
-)
 def test_redacting_filter_covers_exception_text() -> None:
     """A logged exception whose text contains the token is redacted too."""
     try:

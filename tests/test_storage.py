@@ -96,11 +96,6 @@ async def test_database_newer_than_code_is_refused(db_path: Path) -> None:
     assert "tables" not in table_names(db_path)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug in bot/storage.py Storage.open: the connection (and its worker thread) "
-    "is not closed when migrate() refuses the database",
-)
 async def test_refused_database_is_closed(db_path: Path) -> None:
     """Refusing a newer database closes its connection instead of leaking it."""
     with sqlite3.connect(db_path) as connection:

@@ -47,6 +47,10 @@ class CardtableBot(commands.Bot):
         )
         self.settings = settings
 
+    async def on_error(self, event_method: str, /, *args: object, **kwargs: object) -> None:
+        """Log an unexpected error with its context and traceback (called inside ``except``)."""
+        log.error("unexpected error in %s", event_method, exc_info=True)
+
     async def is_owner(self, user: discord.abc.User) -> bool:
         """The application's owner(s), plus anyone listed in CARDTABLE_OWNER_IDS."""
         if user.id in self.settings.owner_ids:

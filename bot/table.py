@@ -116,21 +116,23 @@ async def reply_ephemeral(
 async def answer_error(
     interaction: discord.Interaction, error: BaseException, *, context: str = ""
 ) -> None:
-    """The one place errors are answered: user errors explained, others apologised and logged."""
+    """The one place errors are answered: user errors explained, others apologised and logged.
+
+    Call it from the ``except`` block that caught ``error``: unexpected errors go on to the
+    client's ``on_error``, which logs the traceback with the context.
+    """
     if isinstance(error, UserError):
         await reply_ephemeral(interaction, t(error.key, interaction.locale, **error.params))
         return
-    log.error(
-        "unexpected error %s (user %s, channel %s)",
-        context or "in an interaction",
-        interaction.user.id,
-        interaction.channel_id,
-        exc_info=error,
-    )
     try:
         await reply_ephemeral(interaction, t("error.unexpected", interaction.locale))
     except discord.HTTPException:
-        log.warning("could not send the apology for %s", context)
+        log.warning("could not send the apology (%s)", context)
+    where = (
+        f"{context or 'an interaction'} (user {interaction.user.id}, "
+        f"channel {interaction.channel_id})"
+    )
+    await interaction.client.on_error(where)
 
 
 def answers_user_errors(

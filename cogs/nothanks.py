@@ -317,10 +317,8 @@ class NoThanks(commands.Cog):
             await self._route(interaction, table_id, move, action)
         except Exception as error:
             await answer_error(
-                interaction, error, context=f"on No Thanks! table {table_id} ({action})"
+                interaction, error, context=f"No Thanks! table {table_id} ({action})"
             )
-            if not isinstance(error, UserError):
-                raise
 
     async def _route(
         self, interaction: discord.Interaction, table_id: int, move: int, action: str

@@ -1,0 +1,424 @@
+"""Many concurrent No Thanks! tables through SimCord, on the real SQLite storage.
+
+Part 1 opens ``--games`` tables (one per channel, all running at once) and clicks through
+them round-robin, timing the bot's handling of each click (the cog's ``on_click``: engine,
+SQLite commit, interaction response, DMs) and, for reference, the whole SimCord click.
+Target: p99 under 25 ms per click.
+
+Part 2 stores ``--restore`` running games and times the restore at start-up: the cog's
+``cog_load`` work alone (open storage, load open tables, rebuild every engine), a bot
+restart under SimCord, and a cold start of a fresh bot; then it clicks a restored game.
+Target: 1,000 running games restored in under 2 seconds.
+
+Run: ``uv run python benchmarks/nothanks_table.py [--games 100 --clicks 3000 --restore 1000]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import discord
+import simcord
+from simcord import Env
+from simcord.builders import ChannelHandle, GuildHandle
+
+from bot.app import CardtableBot, create_bot
+from bot.engines.nothanks import PASS, TAKE, NoThanksGame
+from bot.settings import Settings
+from bot.storage import Storage, TableRecord
+from bot.table import Tables
+
+TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
+GAME = "nothanks"
+TAKE_LABEL, PASS_LABEL = "Take", "No thanks!"
+CLICK_TARGET_MS = 25.0
+RESTORE_TARGET_S = 2.0
+SYNTHETIC_CHANNEL_BASE = 900_000_000_000_000_000
+OnClick = Callable[[discord.Interaction, int, int, str], Awaitable[None]]
+
+
+@dataclass
+class BenchTable:
+    """One channel with its seated players and the table's current public message."""
+
+    channel: ChannelHandle
+    players: list[Any]
+    message: Any
+    table_id: int
+    games_played: int = 1
+
+
+@dataclass
+class ClickTimes:
+    """Seconds per click, bot side (``on_click``) by action, and wall (SimCord ``click``)."""
+
+    bot: dict[str, list[float]] = field(default_factory=dict)
+    saves: list[float] = field(default_factory=list)
+    wall_moves: list[float] = field(default_factory=list)
+
+
+def settings_for(database: Path) -> Settings:
+    """Settings for a bot on this database file."""
+    return Settings(token=TOKEN, database=database)
+
+
+def nothanks_cog(env: Env) -> Any:
+    """The running No Thanks! cog (loaded as a fresh module, so found by name)."""
+    cog = env.bot.get_cog("NoThanks")
+    assert cog is not None and type(cog).__name__ == "NoThanks"
+    return cog
+
+
+def choose(game: NoThanksGame) -> str:
+    """A deterministic policy: take with no chips or a pot worth a third of the card."""
+    seat = game.active
+    card = game.current_card or 0
+    if game.chips[seat] == 0 or game.chips_on_card * 3 >= card:
+        return TAKE_LABEL
+    return PASS_LABEL
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """Nearest-rank percentile of a non-empty list."""
+    ordered = sorted(values)
+    rank = max(1, round(fraction * len(ordered) + 0.5))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def ms(seconds: float) -> str:
+    """Seconds as milliseconds with two decimals."""
+    return f"{seconds * 1000:.2f} ms"
+
+
+def instrument(cog: Any, times: ClickTimes) -> None:
+    """Wrap the cog instance's ``on_click`` so every click's bot-side time is recorded."""
+    original: OnClick = cog.on_click
+
+    async def timed_on_click(
+        interaction: discord.Interaction, table_id: int, move: int, action: str
+    ) -> None:
+        """Time one click from routing to the last DM."""
+        start = time.perf_counter()
+        try:
+            await original(interaction, table_id, move, action)
+        finally:
+            times.bot.setdefault(action, []).append(time.perf_counter() - start)
+
+    cog.on_click = timed_on_click
+    save = cog.tables.save
+
+    async def timed_save(record: TableRecord, move: tuple[str, str] | None = None) -> None:
+        """Time one save of a move (the SQLite UPDATE + INSERT + commit)."""
+        start = time.perf_counter()
+        await save(record, move)
+        if move is not None:
+            times.saves.append(time.perf_counter() - start)
+
+    cog.tables.save = timed_save
+
+
+def time_setup_hook(bot: CardtableBot, sink: list[float]) -> None:
+    """Record how long the bot's ``setup_hook`` (storage + cogs + restore) takes."""
+    original = bot.setup_hook
+
+    async def timed_setup_hook() -> None:
+        """Time opening storage and loading the cogs."""
+        start = time.perf_counter()
+        await original()
+        sink.append(time.perf_counter() - start)
+
+    bot.setup_hook = timed_setup_hook  # type: ignore[method-assign]
+
+
+async def close_storage(bot: CardtableBot) -> None:
+    """Close a bot's database, which SimCord never does (its thread would block the exit)."""
+    storage = getattr(bot, "storage", None)
+    if storage is not None:
+        await storage.close()
+
+
+@contextlib.asynccontextmanager
+async def simulated(bot: CardtableBot, settle_timeout: float) -> AsyncIterator[Env]:
+    """``simcord.run`` that closes the database of every bot it ran, whatever happens."""
+    bots = [bot]
+    try:
+        async with simcord.run(bot, settle_timeout=settle_timeout) as env:
+            try:
+                yield env
+            finally:
+                bots.append(env.bot)  # type: ignore[arg-type]
+    finally:
+        for each in dict.fromkeys(bots):
+            await close_storage(each)
+
+
+# -- part 1: concurrent tables ---------------------------------------------------------
+
+
+async def open_table(
+    env: Env, guild: GuildHandle, number: int, players: int, cog: Any
+) -> BenchTable:
+    """Create a channel, seat players through the lobby and start the game."""
+    channel = guild.create_text_channel(f"table-{number}")
+    members = [guild.add_member(env.create_user(f"t{number}p{seat}")) for seat in range(players)]
+    result = await members[0].slash(channel, "nothanks start")
+    assert result.response is not None and not result.ephemeral, "lobby not opened"
+    message = result.response
+    for member in members[1:]:
+        joined = await member.click(message, label="Join")
+        assert joined.acknowledged and not joined.ephemeral, "join refused"
+    started = await members[0].click(message, label="Start")
+    assert started.acknowledged and not started.ephemeral, "start refused"
+    record = cog.tables.in_channel(channel.id)
+    assert record is not None and record.id in cog.games
+    return BenchTable(channel, members, message, record.id)
+
+
+async def rematch(table: BenchTable, cog: Any) -> None:
+    """After a finished game, open the rematch lobby and start it, same seats."""
+    host = table.players[table.games_played % len(table.players)]
+    lobby = await host.click(table.message, label="Rematch")
+    assert lobby.response is not None and not lobby.ephemeral, "rematch refused"
+    started = await host.click(lobby.response, label="Start")
+    assert started.acknowledged and not started.ephemeral, "rematch start refused"
+    record = cog.tables.in_channel(table.channel.id)
+    assert record is not None and record.id in cog.games
+    table.message, table.table_id = lobby.response, record.id
+    table.games_played += 1
+
+
+async def play_one(table: BenchTable, cog: Any, times: ClickTimes) -> None:
+    """The active player of this table clicks Take or No thanks!, as the policy says."""
+    game: NoThanksGame = cog.games[table.table_id]
+    before = game.move_number
+    active = game.active_player
+    actor = next(p for p in table.players if str(p.id) == active)
+    label = choose(game)
+    start = time.perf_counter()
+    result = await actor.click(table.message, label=label)
+    times.wall_moves.append(time.perf_counter() - start)
+    assert result.acknowledged and not result.ephemeral, "move refused"
+    assert not result.followups, [f.content for f in result.followups]
+    now = cog.games.get(table.table_id, game)
+    assert now.move_number == before + 1, "the move was not applied"
+
+
+async def bench_clicks(database: Path, games: int, clicks: int, settle_timeout: float) -> None:
+    """Part 1: ``games`` running tables at once, ``clicks`` moves interleaved round-robin."""
+    print(f"\n== Part 1: {games} concurrent games, {clicks} clicks round-robin ==")
+    bot = create_bot(settings_for(database))
+    async with simulated(bot, settle_timeout) as env:
+        await env.bot.tree.sync()
+        guild = env.create_guild(name="bench")
+        cog = nothanks_cog(env)
+        start = time.perf_counter()
+        tables = [await open_table(env, guild, n, 3 + n % 3, cog) for n in range(games)]
+        setup = time.perf_counter() - start
+        running = sum(1 for t in tables if t.table_id in cog.games)
+        print(f"set-up: {games} lobbies filled and started in {setup:.2f} s; running: {running}")
+        assert running == games
+        times = ClickTimes()
+        instrument(cog, times)
+        rematches = 0
+        start = time.perf_counter()
+        for n in range(clicks):
+            table = tables[n % games]
+            if table.table_id not in cog.games:
+                await rematch(table, cog)
+                rematches += 1
+            await play_one(table, cog, times)
+        wall = time.perf_counter() - start
+        still = sum(1 for t in tables if t.table_id in cog.games)
+        moves = times.bot.get("take", []) + times.bot.get("pass", [])
+        assert len(moves) == clicks == len(times.wall_moves)
+        record = await env.bot.storage.get_table(tables[0].table_id)
+        assert record is not None and record.move_number == cog.games[record.id].move_number
+    p50, p99 = percentile(moves, 0.50), percentile(moves, 0.99)
+    verdict = "OK" if p99 * 1000 < CLICK_TARGET_MS else "MISSED"
+    print(
+        f"moves clicked: {clicks} (take {len(times.bot.get('take', []))}, "
+        f"pass {len(times.bot.get('pass', []))}); finished games rematched: {rematches}; "
+        f"games running at the end: {still}"
+    )
+    print(
+        f"bot-side per click (cog on_click): p50 {ms(p50)}  p99 {ms(p99)}  "
+        f"max {ms(max(moves))}  mean {ms(statistics.fmean(moves))}"
+    )
+    print(f"  target p99 < {CLICK_TARGET_MS:.0f} ms: {verdict}")
+    sp50, sp99 = percentile(times.saves, 0.50), percentile(times.saves, 0.99)
+    print(
+        f"  of which saving the move (Tables.save, SQLite commit): p50 {ms(sp50)}  p99 {ms(sp99)}"
+    )
+    print(f"bot-side moves per second (1 / mean on_click): {len(moves) / sum(moves):,.0f}")
+    wp50, wp99 = percentile(times.wall_moves, 0.50), percentile(times.wall_moves, 0.99)
+    print(f"wall per click incl. SimCord simulation (reference): p50 {ms(wp50)}  p99 {ms(wp99)}")
+    print(f"wall moves per second incl. SimCord (reference): {clicks / wall:,.0f}")
+    others = {a: v for a, v in times.bot.items() if a not in ("take", "pass")}
+    for action, values in sorted(others.items()):
+        print(f"  other clicks '{action}': {len(values)}, p50 {ms(percentile(values, 0.5))}")
+
+
+# -- part 2: restoring running games ------------------------------------------------------
+
+
+async def start_real_game(env: Env) -> BenchTable:
+    """A game started by clicking in SimCord, so it has a real message to click later."""
+    await env.bot.tree.sync()
+    guild = env.create_guild(name="restore")
+    table = await open_table(env, guild, 0, 4, nothanks_cog(env))
+    cog = nothanks_cog(env)
+    for _ in range(3):
+        await play_one(table, cog, ClickTimes())
+    return table
+
+
+async def store_synthetic_games(database: Path, count: int, seed: int) -> float:
+    """Store ``count`` running games (engine deals and a few random moves); return seconds."""
+    rng = random.Random(seed)
+    start = time.perf_counter()
+    storage = await Storage.open(database)
+    try:
+        for n in range(count):
+            seats = [10_000 + n * 10 + s for s in range(3 + n % 5)]
+            game = NoThanksGame.new([str(s) for s in seats], seed=rng.getrandbits(63))
+            for _ in range(rng.randrange(0, 20)):
+                legal = game.legal_actions()
+                action = TAKE if len(legal) == 1 or rng.random() < 0.4 else PASS
+                game.apply(game.players[game.active], action)
+            record = TableRecord(
+                game=GAME,
+                guild_id=1,
+                channel_id=SYNTHETIC_CHANNEL_BASE + n,
+                host_id=seats[0],
+                status="running",
+                seats=seats,
+                state=game.to_dict(),
+                move_number=game.move_number,
+                message_id=SYNTHETIC_CHANNEL_BASE + 500_000 + n,
+                extra={"names": {str(s): f"player{s}" for s in seats}, "locale": "en-US"},
+            )
+            await storage.create_table(record)
+    finally:
+        await storage.close()
+    return time.perf_counter() - start
+
+
+async def restore_only(database: Path) -> tuple[float, int]:
+    """What ``cog_load`` does at start-up, timed: open, load open tables, rebuild games."""
+    start = time.perf_counter()
+    storage = await Storage.open(database)
+    tables = Tables(storage)
+    records = await tables.restore(GAME)
+    games = {
+        record.id: NoThanksGame.from_dict(record.state)
+        for record in records
+        if record.status == "running" and record.state is not None
+    }
+    elapsed = time.perf_counter() - start
+    await storage.close()
+    return elapsed, len(games)
+
+
+async def bench_restore(database: Path, count: int, settle_timeout: float) -> None:
+    """Part 2: restore ``count`` running games at start-up, then click a restored one."""
+    print(f"\n== Part 2: restoring {count} running games ==")
+    stored = await store_synthetic_games(database, count - 1, seed=2)
+    print(
+        f"stored {count - 1} synthetic running games through Storage in {stored:.2f} s "
+        "(+1 started by clicking in SimCord)"
+    )
+    bot = create_bot(settings_for(database))
+    async with simulated(bot, settle_timeout) as env:
+        table = await start_real_game(env)
+        assert len(nothanks_cog(env).games) == count
+        fresh = create_bot(settings_for(database))
+        hooks: list[float] = []
+        time_setup_hook(fresh, hooks)
+        start = time.perf_counter()
+        await env.restart_bot(fresh)
+        restart = time.perf_counter() - start
+        await close_storage(bot)
+        cog = nothanks_cog(env)
+        restored = len(cog.games)
+        assert restored == count, f"the cog holds {restored} games, not {count}"
+        game: NoThanksGame = cog.games[table.table_id]
+        before = game.move_number
+        await play_one(table, cog, ClickTimes())
+        after = cog.games[table.table_id].move_number
+        record = await env.bot.storage.get_table(table.table_id)
+        assert record is not None and record.move_number == after == before + 1
+    print(
+        f"bot restart under SimCord (world kept, {restored} games in the cog): "
+        f"{restart:.3f} s, of which setup_hook {hooks[0]:.3f} s"
+    )
+    print(
+        f"click on a restored game after the restart: move {before} -> {after}, "
+        "saved to the database: OK"
+    )
+    runs = [await restore_only(database) for _ in range(3)]
+    assert all(games == count for _, games in runs)
+    worst = max(elapsed for elapsed, _ in runs)
+    listed = ", ".join(f"{elapsed:.3f}" for elapsed, _ in runs)
+    verdict = "OK" if worst < RESTORE_TARGET_S else "MISSED"
+    print(
+        f"restore alone (Storage.open + Tables.restore + from_dict x{count}): "
+        f"runs {listed} s; worst {worst:.3f} s"
+    )
+    print(f"  target < {RESTORE_TARGET_S:.0f} s: {verdict}")
+    cold = create_bot(settings_for(database))
+    hooks = []
+    time_setup_hook(cold, hooks)
+    start = time.perf_counter()
+    async with simulated(cold, settle_timeout) as env:
+        entered = time.perf_counter() - start
+        restored = len(nothanks_cog(env).games)
+    assert restored == count
+    print(
+        f"cold start of a fresh bot under SimCord (simcord.run enter: login, setup_hook, "
+        f"READY): {entered:.3f} s, of which setup_hook {hooks[0]:.3f} s; games: {restored}"
+    )
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    """Run both parts on temporary databases, within the time limit."""
+    async with asyncio.timeout(args.time_limit):
+        with tempfile.TemporaryDirectory(prefix="cardtable-bench-") as folder:
+            if args.games > 0 and args.clicks > 0:
+                await bench_clicks(
+                    Path(folder) / "clicks.db", args.games, args.clicks, args.settle_timeout
+                )
+            if args.restore > 0:
+                await bench_restore(Path(folder) / "restore.db", args.restore, args.settle_timeout)
+
+
+def main() -> None:
+    """Parse the options and run the benchmark."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100, help="concurrent tables (part 1)")
+    parser.add_argument("--clicks", type=int, default=3000, help="moves to click (part 1)")
+    parser.add_argument("--restore", type=int, default=1000, help="running games (part 2)")
+    parser.add_argument("--settle-timeout", type=float, default=30.0, help="SimCord, seconds")
+    parser.add_argument("--time-limit", type=float, default=600.0, help="whole run, seconds")
+    args = parser.parse_args()
+    if args.restore == 1:
+        parser.error("--restore needs at least 2 games (one is played in SimCord)")
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    started = time.perf_counter()
+    asyncio.run(main_async(args))
+    print(f"\ntotal run time: {time.perf_counter() - started:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

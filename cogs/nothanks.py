@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 GAME = "nothanks"
 CUSTOM_ID = re.compile(r"nt:(?P<table>[0-9]+):(?P<move>[0-9]+):(?P<action>[a-z]+)")
 LOBBY_ACTIONS = ("join", "leave", "start", "cancel")
+# A DM to send once the move is committed: (player id, message key, placeholders).
+Letter = tuple[str, str, dict[str, Any]]
 GAME_ACTIONS = ("take", "pass")
 
 
@@ -334,6 +336,7 @@ class NoThanks(commands.Cog):
         if action == "rematch":
             await self._rematch(interaction, table_id)
             return
+        letters: list[Letter] | None = None
         async with self.tables.lock(channel_id):
             record = self.tables.get(table_id)
             if record is None:
@@ -341,11 +344,17 @@ class NoThanks(commands.Cog):
             if action in LOBBY_ACTIONS:
                 if record.status != "lobby":
                     raise TableMovedOn()
-                await getattr(self, f"_lobby_{action}")(interaction, record)
+                letters = await getattr(self, f"_lobby_{action}")(interaction, record)
             elif action in GAME_ACTIONS:
-                await self._play(interaction, record, move, action)
+                letters = await self._play(interaction, record, move, action)
             else:
                 raise TableMovedOn()
+        # DMs go out after the lock is released: a rate-limited DM must not hold up the
+        # next click at this table.
+        if letters:
+            for player, key, params in letters:
+                await self._dm(record, player, key, **params)
+            await self._hint_if_dm_closed(interaction, record)
 
     async def _lobby_join(self, interaction: discord.Interaction, record: TableRecord) -> None:
         user = interaction.user
@@ -397,7 +406,9 @@ class NoThanks(commands.Cog):
             embed=render.lobby_embed(record, locale), view=lobby_view(record, locale)
         )
 
-    async def _lobby_start(self, interaction: discord.Interaction, record: TableRecord) -> None:
+    async def _lobby_start(
+        self, interaction: discord.Interaction, record: TableRecord
+    ) -> list[Letter]:
         if interaction.user.id != record.host_id:
             raise UserError("lobby.not_host_start")
         if len(record.seats) < MIN_PLAYERS:
@@ -419,21 +430,21 @@ class NoThanks(commands.Cog):
             embed=render.game_embed(record, game, locale),
             view=game_view(record, game, locale),
         )
-        for player in game.players:
-            await self._dm(
-                record, player, "nothanks.dm.started", count=game.chips[game.seat_of(player)]
-            )
-        await self._hint_if_dm_closed(interaction, record)
+        return [
+            (player, "nothanks.dm.started", {"count": game.chips[seat]})
+            for seat, player in enumerate(game.players)
+        ]
 
     async def _play(
         self, interaction: discord.Interaction, record: TableRecord, move: int, action: str
-    ) -> None:
+    ) -> list[Letter]:
+        """Apply a Take or No thanks!, commit it, edit the message; return the DMs to send."""
         assert record.id is not None
         game = self.games.get(record.id)
         if record.status != "running" or game is None or move != game.move_number:
             raise TableMovedOn()
         player = str(interaction.user.id)
-        before = game.to_dict()
+        before = record.state  # the last committed state, to roll back to
         try:
             applied = game.apply(player, TAKE if action == "take" else PASS)
         except UnknownPlayer:
@@ -453,6 +464,7 @@ class NoThanks(commands.Cog):
             await self.tables.save(record, (player, applied.action.value))
         except BaseException:
             # Nothing was committed: put the game back as it was, so memory matches storage.
+            assert before is not None
             self.games[record.id] = NoThanksGame.from_dict(before)
             record.state, record.move_number = before, len(before["history"])
             record.status = "running"
@@ -471,21 +483,14 @@ class NoThanks(commands.Cog):
                 embed=render.game_embed(record, game, locale),
                 view=game_view(record, game, locale),
             )
-        seat = applied.seat
+        # Only a move that changed the player's chips is worth a DM.
+        chips = game.chips[applied.seat]
         if applied.action is PASS:
-            await self._dm(
-                record, player, "nothanks.dm.passed", card=applied.card, count=game.chips[seat]
-            )
-        elif applied.chips_on_card > 0:
-            await self._dm(
-                record,
-                player,
-                "nothanks.dm.took",
-                card=applied.card,
-                gained=applied.chips_on_card,
-                count=game.chips[seat],
-            )
-        await self._hint_if_dm_closed(interaction, record)
+            return [(player, "nothanks.dm.passed", {"card": applied.card, "count": chips})]
+        if applied.chips_on_card > 0:
+            params = {"card": applied.card, "gained": applied.chips_on_card, "count": chips}
+            return [(player, "nothanks.dm.took", params)]
+        return []
 
     async def _show_chips(self, interaction: discord.Interaction, record: TableRecord) -> None:
         assert record.id is not None
@@ -549,7 +554,8 @@ class NoThanks(commands.Cog):
         except (discord.Forbidden, discord.NotFound):
             closed.append(player)
             record.extra.setdefault("hint_pending", []).append(player)
-            await self.tables.save(record)
+            async with self.tables.lock(record.channel_id):
+                await self.tables.save(record)
         except discord.HTTPException:
             log.warning("DM to %s failed for table %s", player, record.id, exc_info=True)
 
@@ -561,7 +567,8 @@ class NoThanks(commands.Cog):
         player = str(interaction.user.id)
         if player in hints:
             hints.remove(player)
-            await self.tables.save(record)
+            async with self.tables.lock(record.channel_id):
+                await self.tables.save(record)
             await interaction.followup.send(
                 t("nothanks.dm_closed", interaction.locale), ephemeral=True
             )

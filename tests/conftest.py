@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,24 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-def simcord_bot(settings: Settings) -> CardtableBot:
+async def make_bot(settings: Settings) -> AsyncIterator[Callable[[], CardtableBot]]:
+    """A factory of fresh bots on the test database; their databases are closed afterwards."""
+    bots: list[CardtableBot] = []
+
+    def make() -> CardtableBot:
+        bot = create_bot(settings)
+        bots.append(bot)
+        return bot
+
+    yield make
+    for bot in bots:
+        storage = getattr(bot, "storage", None)
+        if storage is not None:
+            # SimCord never calls bot.close(); an open aiosqlite thread would outlive the test.
+            await storage.close()
+
+
+@pytest.fixture
+def simcord_bot(make_bot: Callable[[], CardtableBot]) -> CardtableBot:
     """The bot under test, built by the same factory as production."""
-    return create_bot(settings)
+    return make_bot()

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import discord
 import pytest
 from simcord import Env
 
-from bot.app import create_bot
-from bot.settings import Settings
+from bot.app import CardtableBot
 from tests.discord.helpers import button_ids, choose, click_stored, dms, open_table, snapshot
 
 MOVED_ON = "This table has moved on"
@@ -257,14 +257,16 @@ def button_ids_from(stored: object) -> dict[str, str]:
     return ids
 
 
-async def test_restart_mid_game_keeps_buttons_working(simcord_env: Env, settings: Settings) -> None:
+async def test_restart_mid_game_keeps_buttons_working(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
     """After a restart (fresh bot, same database) the old message's buttons go on."""
     table = await open_table(simcord_env, 3)
     for _ in range(5):
         await table.click(table.active(), choose(table.game))
     before = table.game.to_dict()
     message_id = table.message_id
-    await simcord_env.restart_bot(create_bot(settings))
+    await simcord_env.restart_bot(make_bot())
     assert table.game.to_dict() == before
     assert table.message_id == message_id
     result = await table.click(table.active(), "No thanks!")
@@ -275,10 +277,10 @@ async def test_restart_mid_game_keeps_buttons_working(simcord_env: Env, settings
     assert table.embed.title == "No Thanks! — final scores"
 
 
-async def test_restart_keeps_lobby(simcord_env: Env, settings: Settings) -> None:
+async def test_restart_keeps_lobby(simcord_env: Env, make_bot: Callable[[], CardtableBot]) -> None:
     """A lobby survives a restart: Join and Start on the old message still work."""
     table = await open_table(simcord_env, 2, start=False)
-    await simcord_env.restart_bot(create_bot(settings))
+    await simcord_env.restart_bot(make_bot())
     third = table.guild.add_member(simcord_env.create_user("cid"))
     await table.click(third, "Join")
     await table.click(table.players[0], "Start")

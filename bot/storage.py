@@ -46,6 +46,14 @@ MIGRATIONS: Sequence[str] = (
         PRIMARY KEY (table_id, move_number)
     );
     """,
+    # v2: per-server settings; language is the catalogue code of public table messages,
+    # NULL for "follow the server's Discord language".
+    """
+    CREATE TABLE guild_settings (
+        guild_id INTEGER PRIMARY KEY,
+        language TEXT
+    );
+    """,
 )
 
 
@@ -250,3 +258,26 @@ class Storage:
         ) as cursor:
             rows = await cursor.fetchall()
         return [(row[0], row[1], row[2]) for row in rows]
+
+    async def get_guild_language(self, guild_id: int) -> str | None:
+        """The language a server chose for public table messages, or None for its default."""
+        async with self._db.execute(
+            "SELECT language FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return None if row is None else row["language"]
+
+    async def set_guild_language(self, guild_id: int, language: str | None) -> None:
+        """Store a server's language for public table messages; None clears it."""
+        async with self._write:
+            try:
+                # An upsert keeps the row (and any future settings columns) when clearing.
+                await self._db.execute(
+                    "INSERT INTO guild_settings (guild_id, language) VALUES (?, ?)"
+                    " ON CONFLICT (guild_id) DO UPDATE SET language = excluded.language",
+                    (guild_id, language),
+                )
+                await self._db.commit()
+            except BaseException:
+                await self._db.rollback()
+                raise

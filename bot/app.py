@@ -11,6 +11,7 @@ from discord.ext import commands
 from bot.settings import Settings
 from bot.storage import Storage
 from bot.table import answer_error
+from bot.tablecog import GameTableCog, TableButton, TableSelect
 
 log = logging.getLogger(__name__)
 EXTENSIONS = ("cogs.nothanks", "cogs.admin")
@@ -46,6 +47,8 @@ class CardtableBot(commands.Bot):
             allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
         )
         self.settings = settings
+        # Each game's table cog registers itself here, so a click finds its game by name.
+        self.table_cogs: dict[str, GameTableCog] = {}
 
     async def on_error(self, event_method: str, /, *args: object, **kwargs: object) -> None:
         """Log an unexpected error with its context and traceback (called inside ``except``)."""
@@ -60,6 +63,7 @@ class CardtableBot(commands.Bot):
     async def setup_hook(self) -> None:
         """Open the database, load the cogs (which restore open tables)."""
         self.storage = await Storage.open(self.settings.database)
+        self.add_dynamic_items(TableButton, TableSelect)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
 

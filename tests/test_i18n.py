@@ -146,7 +146,8 @@ def _fstring_pattern(node: ast.JoinedStr) -> tuple[str, re.Pattern[str]] | None:
             regex.append("[a-z0-9_]+")
             shown.append("{…}")
     text = "".join(shown)
-    if not re.match(r"[a-z][a-z0-9_]*\.", text):
+    # Keys may start with a placeholder too: f"{game}.lobby.title" in the shared table cog.
+    if not re.match(r"(?:[a-z][a-z0-9_]*|\{…\})\.", text):
         return None
     return text, re.compile("".join(regex))
 

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import discord
 
-from bot.engines.nothanks import MAX_PLAYERS, MIN_PLAYERS, PASS, NoThanksGame, runs, score
+from bot.engines.nothanks import PASS, NoThanksGame, runs, score
 from bot.i18n import t
 from bot.storage import TableRecord
+from bot.tablecog import name_of
 
 COLOUR = discord.Colour(0xE67E22)
 HISTORY_LINES = 5
-
-
-def name_of(record: TableRecord, player: str | int) -> str:
-    """The display name a player had when they sat down."""
-    return record.extra.get("names", {}).get(str(player), f"<@{player}>")
 
 
 def format_runs(cards: list[int]) -> str:
@@ -23,42 +19,6 @@ def format_runs(cards: list[int]) -> str:
     for run in runs(cards):
         parts.append(str(run[0]) if len(run) == 1 else f"{run[0]}–{run[-1]}")
     return " · ".join(parts)
-
-
-def lobby_embed(record: TableRecord, locale: object) -> discord.Embed:
-    """The lobby: host, seats, options, what is still needed."""
-    embed = discord.Embed(title=t("nothanks.lobby.title", locale), colour=COLOUR)
-    seats = "\n".join(
-        f"{index}. {name_of(record, player)}" for index, player in enumerate(record.seats, 1)
-    )
-    embed.description = t("nothanks.lobby.host", locale, host=f"<@{record.host_id}>")
-    embed.add_field(
-        name=t(
-            "nothanks.lobby.players",
-            locale,
-            count=len(record.seats),
-            max=MAX_PLAYERS,
-        ),
-        value=seats or t("nothanks.lobby.empty", locale),
-        inline=False,
-    )
-    open_chips = record.options.get("open_chips", False)
-    embed.add_field(
-        name=t("nothanks.lobby.options", locale),
-        value=t(
-            "nothanks.option.open_chips_on" if open_chips else "nothanks.option.open_chips_off",
-            locale,
-        ),
-        inline=False,
-    )
-    missing = MIN_PLAYERS - len(record.seats)
-    footer = (
-        t("nothanks.lobby.need_more", locale, count=missing)
-        if missing > 0
-        else t("nothanks.lobby.ready", locale)
-    )
-    embed.set_footer(text=f"{footer} · #{record.id}")
-    return embed
 
 
 def history_lines(record: TableRecord, game: NoThanksGame, locale: object) -> list[str]:
@@ -169,16 +129,6 @@ def final_embed(record: TableRecord, game: NoThanksGame, locale: object) -> disc
         text=t("nothanks.final.footer", locale, table=record.id, moves=game.move_number)
     )
     return embed
-
-
-def closed_embed(record: TableRecord, locale: object, *, by: int, status: str) -> discord.Embed:
-    """A lobby cancelled or a game stopped before its end."""
-    key = "nothanks.closed.cancelled" if status == "cancelled" else "nothanks.closed.abandoned"
-    return discord.Embed(
-        title=t("nothanks.closed.title", locale),
-        description=t(key, locale, user=f"<@{by}>"),
-        colour=discord.Colour.dark_grey(),
-    )
 
 
 def private_text(game: NoThanksGame, player: str, locale: object) -> str:

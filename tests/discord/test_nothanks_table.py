@@ -197,24 +197,14 @@ async def test_concurrent_moves_are_serialised(simcord_env: Env) -> None:
     async def click() -> None:
         try:
             async with cog.tables.lock(table.channel.id):
-                await cog._play(FakeInteraction(), record, 0, "take")  # type: ignore[arg-type]
+                await cog.game_action(FakeInteraction(), record, game, 0, "take", "", [])  # type: ignore[arg-type]
         except Exception as error:
             applied.append(type(error).__name__)
 
-    cog._dm = _no_dm  # type: ignore[method-assign]
-    cog._hint_if_dm_closed = _no_hint  # type: ignore[method-assign]
     await asyncio.gather(click(), click(), click())
     assert game.move_number == 1
     assert applied.count("edit") == 1
     assert applied.count("TableMovedOn") == 2
-
-
-async def _no_dm(*_: object, **__: object) -> None:
-    """Stand-in for DMs in the in-bot race test."""
-
-
-async def _no_hint(*_: object, **__: object) -> None:
-    """Stand-in for the DM hint in the in-bot race test."""
 
 
 async def test_finished_game_buttons_moved_on(simcord_env: Env) -> None:

@@ -1,0 +1,375 @@
+"""Computer players for Rage: bid from hand strength, then play towards the bid.
+
+Everything is decided from ``RageState.view(player)`` alone: the own hand, the trick on
+the table, the last finished trick, the cards turned up from the stack, the bids the
+player may see and the public counters. Cards nobody has shown are "unseen"; each other
+player's hand is treated as a random draw from them.
+
+The core is one estimate, ``card_strength``: the chance that a card in hand wins a trick
+later in the round. Bidding picks the bid the trick count most likely hits; a play is
+chosen by its expected round score: the chance of winning this trick with it, the
+strength left in hand afterwards, the resulting chance of hitting the bid exactly, and
+the "+5"/"-5" cards in the trick.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.ai.levels import Level
+from bot.engines.rage import (
+    COLOURS,
+    DECK,
+    JOKER,
+    MINUS_FIVE,
+    PLUS_FIVE,
+    Bid,
+    Card,
+    Colour,
+    Phase,
+    Play,
+    RageView,
+    resolve_trick,
+)
+
+# Points of a round (see RULES.md): hitting the bid is worth 15 more than missing it.
+HIT_POINTS = 10
+MISS_POINTS = -5
+
+JOKER_STRENGTH = 0.8  # a Joker names the trump colour and is beaten only by the other one
+# Change Trump and No Trump cards (about three in a 4-player round of ten) often take a
+# trump's power away before it is played: measured in play, trumps win about this share of
+# what the card-by-card count promises.
+TRUMP_STABILITY = 0.8
+# Opponents do not always spend a higher card on a trick: how often they do, for a future
+# trick (unknown circumstances) and for the trick on the table by what they want.
+FUTURE_BEAT = 0.7
+WANTS_TRICKS_BEAT = 0.9
+AVOIDS_TRICKS_BEAT = 0.35
+UNKNOWN_BEAT = 0.7
+# A non-trump card wins only when its colour is led while we hold it: each trick we lead
+# (about one in n) or someone else leads it (about one colour in six) is a chance.
+COLOUR_COUNT = 6
+# A Joker held by an unseen opponent is only sometimes free to be played on our card.
+JOKER_THREAT = 0.5
+# Bidding: how much the neighbouring trick counts count, because play can steer a little.
+NEIGHBOUR_WEIGHT = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """How a level plays: noise, mistakes and how much it watches the other players."""
+
+    bid_noise: float  # standard deviation added to the expected trick count when bidding
+    blunder: float  # chance of a random legal play
+    relative: float  # weight of the "+5"/"-5" points given to others (relative standing)
+    reads_bids: bool  # adapt the opponents' model to their bids
+
+
+STYLES = {
+    Level.EASY: Style(bid_noise=1.0, blunder=0.15, relative=0.0, reads_bids=False),
+    Level.NORMAL: Style(bid_noise=0.0, blunder=0.0, relative=0.5, reads_bids=False),
+    Level.HARD: Style(bid_noise=0.0, blunder=0.0, relative=1.0, reads_bids=True),
+}
+
+_DECK_COUNTS: dict[Card, int] = {}
+for _card in DECK:
+    _DECK_COUNTS[_card] = _DECK_COUNTS.get(_card, 0) + 1
+
+
+@dataclass(slots=True)
+class Unseen:
+    """The cards the viewer has not seen this round (in other hands, the stack or played)."""
+
+    colour: list[list[int]]  # per colour: the unseen values, ascending
+    jokers: int
+    total: int
+
+    @classmethod
+    def from_view(cls, view: RageView) -> Unseen:
+        """Everything minus the own hand, the trick, the last trick and the turned-up cards."""
+        counts = dict(_DECK_COUNTS)
+        seen: list[Card] = [*view.hand, *view.turned_up, *(p.card for p in view.trick)]
+        last = view.last_trick
+        if last is not None and last.round == view.round:
+            seen.extend(p.card for p in last.plays)
+        for card in seen:
+            counts[card] -= 1
+        colour: list[list[int]] = [[] for _ in COLOURS]
+        for card, count in counts.items():
+            if count > 0 and not card.is_action:
+                colour[card.colour].append(card.value)  # type: ignore[index]
+        for values in colour:
+            values.sort()
+        total = sum(max(0, c) for c in counts.values())
+        return cls(colour, max(0, counts[JOKER]), max(1, total))
+
+    def higher(self, colour: Colour, value: int) -> int:
+        """Unseen cards of ``colour`` above ``value``."""
+        values = self.colour[colour]
+        return sum(1 for v in values if v > value)
+
+    def of(self, colour: Colour) -> int:
+        """Unseen cards of ``colour``."""
+        return len(self.colour[colour])
+
+    def holds_any(self, count: float, hand_size: int) -> float:
+        """Chance that a hand of ``hand_size`` unseen cards holds one of ``count`` given ones."""
+        if count <= 0 or hand_size <= 0:
+            return 0.0
+        return 1.0 - max(0.0, 1.0 - count / self.total) ** hand_size
+
+    def void(self, colour: Colour | None, hand_size: int) -> float:
+        """Chance that a hand of ``hand_size`` unseen cards holds no card of ``colour``."""
+        if colour is None:
+            return 1.0
+        return 1.0 - self.holds_any(self.of(colour), hand_size)
+
+
+def beat_chance(
+    unseen: Unseen,
+    colour: Colour,
+    value: int,
+    trump: Colour | None,
+    led: Colour | None,
+    hand_size: int,
+) -> float:
+    """Chance that one opponent holds a card allowed to beat ``value`` of ``colour`` now."""
+    jokers = JOKER_THREAT * unseen.jokers
+    if colour is trump:
+        higher = unseen.higher(colour, value) + (jokers if value < 16 else 0.5 * jokers)
+        if led is None or led is trump:
+            return unseen.holds_any(higher, hand_size)
+        # Trump was not led: the opponent must follow the led colour if they can.
+        return unseen.void(led, hand_size) * unseen.holds_any(higher, hand_size)
+    # Our card counts in the led colour (a Joker named for it, or a printed card).
+    higher = unseen.higher(colour, value) if value < 16 else 0.5 * jokers
+    follow = unseen.holds_any(higher, hand_size)
+    if trump is None:
+        return follow
+    trumps = unseen.of(trump) + jokers
+    ruff = unseen.void(colour, hand_size) * unseen.holds_any(trumps, hand_size)
+    return min(1.0, follow + ruff)
+
+
+def card_strength(
+    card: Card,
+    unseen: Unseen,
+    trump: Colour | None,
+    opponent_sizes: Sequence[int],
+) -> float:
+    """Chance that ``card`` from our hand wins a trick later in the round."""
+    if card == JOKER:
+        return JOKER_STRENGTH
+    if card.is_action:
+        return 0.0  # No Trump, Change Trump, +5 and -5 never win a trick with colour in it
+    colour, value = card.colour, card.value
+    assert colour is not None and value is not None
+    chance = 1.0
+    for size in opponent_sizes:
+        led = None if colour is trump else colour
+        chance *= 1.0 - FUTURE_BEAT * beat_chance(unseen, colour, value, trump, led, size)
+    if colour is trump:
+        return TRUMP_STABILITY * chance
+    tricks = max(opponent_sizes, default=1)
+    players = len(opponent_sizes) + 1
+    per_trick = 1.0 / players + (1.0 - 1.0 / players) / COLOUR_COUNT
+    return (1.0 - (1.0 - per_trick) ** tricks) * chance
+
+
+def trick_distribution(chances: Sequence[float]) -> list[float]:
+    """Probabilities of winning 0, 1, 2, ... tricks when each chance is independent."""
+    dist = [1.0]
+    for p in chances:
+        nxt = [0.0] * (len(dist) + 1)
+        q = 1.0 - p
+        for k, mass in enumerate(dist):
+            nxt[k] += mass * q
+            nxt[k + 1] += mass * p
+        dist = nxt
+    return dist
+
+
+def choose_bid(view: RageView, style: Style, rng: random.Random) -> Bid:
+    """The legal bid the expected trick count most likely hits."""
+    legal = [a for a in view.legal_actions if isinstance(a, Bid)]
+    seat = view.players.index(view.viewer)  # type: ignore[arg-type]
+    unseen = Unseen.from_view(view)
+    sizes = [size for s, size in enumerate(view.hand_sizes) if s != seat]
+    chances = [card_strength(c, unseen, view.trump, sizes) for c in view.hand]
+    dist = trick_distribution(chances)
+    shift = rng.gauss(0.0, style.bid_noise) if style.bid_noise else 0.0
+
+    def appeal(bid: Bid) -> float:
+        """How likely the round ends on this bid, with a little credit for near misses."""
+        k = bid.tricks - round(shift)
+        at = dist[k] if 0 <= k < len(dist) else 0.0
+        near = sum(dist[j] for j in (k - 1, k + 1) if 0 <= j < len(dist))
+        return at + NEIGHBOUR_WEIGHT * near
+
+    return max(legal, key=lambda bid: (appeal(bid), -bid.tricks))
+
+
+def _plays_after_me(view: RageView, seat: int) -> list[int]:
+    """Seats still to play in the current trick after ours."""
+    n = len(view.players)
+    remaining = n - len(view.trick) - 1
+    return [(seat + i) % n for i in range(1, remaining + 1)]
+
+
+def _beat_willingness(view: RageView, seat: int, style: Style) -> float:
+    """How likely ``seat`` spends a winning card on this trick, judged from its bid."""
+    if not style.reads_bids:
+        return UNKNOWN_BEAT
+    bid = view.bids[seat]
+    if bid is None:
+        return UNKNOWN_BEAT
+    return WANTS_TRICKS_BEAT if view.tricks_won[seat] < bid else AVOIDS_TRICKS_BEAT
+
+
+def win_chance(view: RageView, play: Play, unseen: Unseen, style: Style) -> float:
+    """Chance that ``play`` takes the trick on the table."""
+    card = play.card
+    if card.is_action and card != JOKER:
+        return 0.0
+    seat = view.players.index(view.viewer)  # type: ignore[arg-type]
+    cards = [p.card for p in view.trick] + [card]
+    named = [p.colour for p in view.trick] + [play.colour]
+    colour = play.colour if card == JOKER else card.colour
+    assert colour is not None
+    led = view.led_colour if view.led_colour is not None else colour
+    trump = view.trump
+    index, _ = resolve_trick(cards, named, trump, led)
+    if index != len(cards) - 1:
+        return 0.0
+    value = 16 if card == JOKER else card.value
+    assert value is not None
+    chance = 1.0
+    for other in _plays_after_me(view, seat):
+        size = view.hand_sizes[other]
+        beat = beat_chance(unseen, colour, value, trump, led, size)
+        chance *= 1.0 - _beat_willingness(view, other, style) * beat
+    return chance
+
+
+def _trick_bonus(cards: Sequence[Card]) -> int:
+    """Points the "+5"/"-5" cards among ``cards`` give the trick's winner."""
+    return 5 * (sum(1 for c in cards if c == PLUS_FIVE) - sum(1 for c in cards if c == MINUS_FIVE))
+
+
+def play_value(
+    view: RageView,
+    play: Play,
+    unseen: Unseen,
+    strengths: dict[Card, float],
+    style: Style,
+) -> float:
+    """Expected round points (plus the relative term) if we make ``play`` now."""
+    seat = view.players.index(view.viewer)  # type: ignore[arg-type]
+    p_win = win_chance(view, play, unseen, style)
+    rest = list(view.hand)
+    rest.remove(play.card)
+    dist = trick_distribution([p_win, *(strengths[c] for c in rest)])
+    won = view.tricks_won[seat]
+    bid = view.bids[seat]
+    need = (bid if bid is not None else won) - won
+    hit = dist[need] if 0 <= need < len(dist) else 0.0
+    expected_tricks = sum(k * mass for k, mass in enumerate(dist))
+    bonus = _trick_bonus([*(p.card for p in view.trick), play.card])
+    others = max(1, len(view.players) - 1)
+    value = HIT_POINTS * hit + MISS_POINTS * (1.0 - hit) + expected_tricks + p_win * bonus
+    # Bonus cards that go to someone else change our standing relative to them.
+    value -= style.relative * (1.0 - p_win) * bonus / others
+    return value
+
+
+def choose_play(view: RageView, style: Style, rng: random.Random) -> Play:
+    """The legal play with the best expected round value."""
+    legal = [a for a in view.legal_actions if isinstance(a, Play)]
+    if style.blunder and rng.random() < style.blunder:
+        return rng.choice(legal)
+    seat = view.players.index(view.viewer)  # type: ignore[arg-type]
+    unseen = Unseen.from_view(view)
+    sizes = [size for s, size in enumerate(view.hand_sizes) if s != seat]
+    trump = None if view.no_trump_this_trick else view.trump
+    strengths = {c: card_strength(c, unseen, trump, sizes) for c in set(view.hand)}
+    best = legal[0]
+    best_value = float("-inf")
+    for play in legal:
+        value = play_value(view, play, unseen, strengths, style)
+        if value > best_value + 1e-9:
+            best, best_value = play, value
+    return best
+
+
+def choose_rage_action(view: RageView, level: Level | str, rng: random.Random) -> Bid | Play:
+    """The computer's action for the acting player's own view (always a legal one)."""
+    if view.viewer is None or not view.legal_actions:
+        raise ValueError("a computer player needs its own view at a moment it may act")
+    if len(view.legal_actions) == 1:
+        return view.legal_actions[0]
+    style = STYLES[Level(level)]
+    if view.phase is Phase.BIDDING:
+        return choose_bid(view, style, rng)
+    return choose_play(view, style, rng)
+
+
+# -- the benchmark's baseline player -------------------------------------------------
+
+
+def _baseline_rank(play: Play) -> int:
+    """Face value for "lowest card": action cards below 0, a Joker above 15."""
+    if play.card == JOKER:
+        return 16
+    value = play.card.value
+    return -1 if value is None else value
+
+
+def baseline_bid(view: RageView) -> Bid:
+    """Cards of 13 or more, trumps of 10 or more and Jokers (each card once), made legal."""
+    count = 0
+    for card in view.hand:
+        if card == JOKER:
+            count += 1
+        elif not card.is_action:
+            value = card.value
+            assert value is not None
+            if value >= 13 or (card.colour is view.trump and value >= 10):
+                count += 1
+    legal = [a for a in view.legal_actions if isinstance(a, Bid)]
+    return min(legal, key=lambda bid: (abs(bid.tricks - count), bid.tricks))
+
+
+def baseline_play(view: RageView) -> Play:
+    """While below the bid the lowest card that wins the trick so far, else the lowest card."""
+    legal = [a for a in view.legal_actions if isinstance(a, Play)]
+    seat = view.players.index(view.viewer)  # type: ignore[arg-type]
+    bid = view.bids[seat]
+    ordered = sorted(legal, key=_baseline_rank)
+    if bid is not None and view.tricks_won[seat] < bid:
+        for play in ordered:
+            if _currently_wins(view, play):
+                return play
+    return ordered[0]
+
+
+def _currently_wins(view: RageView, play: Play) -> bool:
+    """Whether ``play`` would lead the trick as it stands (later players not considered)."""
+    card = play.card
+    if card.is_action and card != JOKER:
+        return False
+    cards = [p.card for p in view.trick] + [card]
+    named = [p.colour for p in view.trick] + [play.colour]
+    colour = play.colour if card == JOKER else card.colour
+    led = view.led_colour if view.led_colour is not None else colour
+    index, _ = resolve_trick(cards, named, view.trump, led)
+    return index == len(cards) - 1
+
+
+def baseline_action(view: RageView) -> Bid | Play:
+    """The baseline player's action for this view."""
+    if view.phase is Phase.BIDDING:
+        return baseline_bid(view)
+    return baseline_play(view)

@@ -14,7 +14,7 @@ from bot.table import answer_error
 from bot.tablecog import GameTableCog, TableButton, TableSelect
 
 log = logging.getLogger(__name__)
-EXTENSIONS = ("cogs.nothanks", "cogs.admin")
+EXTENSIONS = ("cogs.nothanks", "cogs.rage", "cogs.admin")
 
 
 class CardtableTree(app_commands.CommandTree):

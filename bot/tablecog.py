@@ -150,6 +150,17 @@ class TableSelect(discord.ui.DynamicItem[discord.ui.Select], template=SELECT_ID.
         await _dispatch(interaction, self.match, list(self.item.values))
 
 
+def static_view() -> discord.ui.View:
+    """A view for components that DynamicItems answer: discord.py need not keep it.
+
+    Stopping it before it is sent keeps discord.py from storing it per message (and, for
+    ephemeral messages, from starting a 15-minute expiry timer for each one).
+    """
+    view = discord.ui.View(timeout=None)
+    view.stop()
+    return view
+
+
 def can_manage(interaction: discord.Interaction, record: TableRecord) -> bool:
     """Whether the user is the host or may manage messages in this channel."""
     if interaction.user.id == record.host_id:
@@ -403,7 +414,7 @@ class GameTableCog(commands.Cog):
         """Join, Leave, Start (enabled with enough players) and Cancel."""
         assert record.id is not None
         g, table_id = self.game, record.id
-        view = discord.ui.View(timeout=None)
+        view = static_view()
         view.add_item(
             TableButton.make(
                 g,
@@ -444,7 +455,7 @@ class GameTableCog(commands.Cog):
     def final_view(self, record: TableRecord, locale: object) -> discord.ui.View:
         """The Rematch button under the final standings."""
         assert record.id is not None
-        view = discord.ui.View(timeout=None)
+        view = static_view()
         view.add_item(
             TableButton.make(
                 self.game,

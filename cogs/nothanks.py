@@ -13,7 +13,7 @@ from bot.i18n import t
 from bot.render import nothanks as render
 from bot.storage import TableRecord
 from bot.table import TableMovedOn, UserError, answers_user_errors, reply_ephemeral
-from bot.tablecog import GameTableCog, Letter, TableButton, remember_locale
+from bot.tablecog import GameTableCog, Letter, TableButton, remember_locale, static_view
 
 if TYPE_CHECKING:
     from bot.app import CardtableBot
@@ -25,7 +25,7 @@ def game_view(record: TableRecord, game: NoThanksGame, locale: object) -> discor
     """Take, No thanks! and My chips, stamped with the current move number."""
     assert record.id is not None
     move = game.move_number
-    view = discord.ui.View(timeout=None)
+    view = static_view()
     buttons = (
         ("take", "nothanks.button.take", discord.ButtonStyle.success, None),
         ("pass", "nothanks.button.pass", discord.ButtonStyle.danger, None),

@@ -10,7 +10,7 @@ import discord
 from simcord import Env
 from simcord.actors import _component_interaction
 from simcord.builders import ChannelHandle, GuildHandle
-from simcord.results import InteractionResult
+from simcord.results import InteractionResult, to_discord_message
 
 from bot.engines.nothanks import NoThanksGame
 from cogs.nothanks import NoThanks
@@ -50,7 +50,7 @@ class Table:
     @property
     def message(self) -> discord.Message:
         """The table's public message as it is now."""
-        return message_by_id(self.channel, self.message_id)
+        return message_by_id(self.env, self.channel, self.message_id)
 
     @property
     def embed(self) -> discord.Embed:
@@ -72,12 +72,9 @@ class Table:
         return await actor.click(self.message, label=label)
 
 
-def message_by_id(channel: ChannelHandle, message_id: int) -> discord.Message:
-    """A message of a channel, found by id."""
-    for message in channel.history():
-        if message.id == message_id:
-            return message
-    raise AssertionError(f"message {message_id} is not in #{channel.name}")
+def message_by_id(env: Env, channel: ChannelHandle, message_id: int) -> discord.Message:
+    """A message of a channel as it is now, looked up by id (not by scanning the history)."""
+    return to_discord_message(env, env.backend.get_message(channel.id, message_id))
 
 
 def button_ids(message: discord.Message) -> dict[str, str]:
@@ -142,3 +139,15 @@ def choose(game: NoThanksGame) -> str:
     if game.chips_on_card * 3 >= card or card - 1 in game.cards[seat]:
         return "Take"
     return "No thanks!"
+
+
+async def select_stored(
+    actor: Any, stored: Any, custom_id: str, values: list[str]
+) -> InteractionResult:
+    """Choose in a select of a stored (possibly outdated) copy of a message."""
+    data = {
+        "custom_id": custom_id,
+        "component_type": discord.ComponentType.string_select.value,
+        "values": values,
+    }
+    return await _component_interaction(actor, stored, data)

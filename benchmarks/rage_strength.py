@@ -17,7 +17,7 @@ import statistics
 import time
 
 from bot.ai import Level, choose_rage_action
-from bot.ai.rage import baseline_action
+from bot.ai.rage import RageMemory, baseline_action
 from bot.engines.rage import RageOptions, RageState
 
 PLAYERS = 4
@@ -30,15 +30,17 @@ def play_game(
     hero = index % PLAYERS
     state = RageState.new(list(range(PLAYERS)), seed=seed, options=RageOptions())
     rng = random.Random(seed)
+    # The computer seat keeps its memory of the round's finished tricks, as the cogs should.
+    memories = {seat: RageMemory() for seat in range(PLAYERS)}
     while not state.is_over:
         for player in state.players_to_act():
             view = state.view(player)
             if player == hero:
-                action = choose_rage_action(view, level, rng)
+                action = choose_rage_action(view, level, rng, memories[player])
             elif opponent == "baseline":
                 action = baseline_action(view)
             else:
-                action = choose_rage_action(view, opponent, rng)
+                action = choose_rage_action(view, opponent, rng, memories[player])
             state.apply(player, action)
             break  # the state moved on: ask again who may act
     totals = state.totals

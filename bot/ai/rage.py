@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.ai.levels import Level
 from bot.engines.rage import (
@@ -25,12 +25,15 @@ from bot.engines.rage import (
     JOKER,
     MINUS_FIVE,
     PLUS_FIVE,
+    ROUNDS,
     Bid,
     Card,
     Colour,
     Phase,
     Play,
+    PlayerId,
     RageView,
+    TrickPlay,
     resolve_trick,
 )
 
@@ -54,6 +57,15 @@ UNKNOWN_BEAT = 0.7
 COLOUR_COUNT = 6
 # A Joker held by an unseen opponent is only sometimes free to be played on our card.
 JOKER_THREAT = 0.5
+# A trump also wins by cutting a colour we are void in: the chance of such a chance per
+# trick in the round, capped.
+RUFF_PER_TRICK = 0.03
+RUFF_CAP = 0.35
+# Measured: even low off-trump cards win some tricks in long rounds.
+LATE_WIN = 0.05
+# Bidding: scale on the card strengths. Measured: a bid on the low side is hit more
+# often than one on the high side, because shedding a trick is easier than winning one.
+BID_SCALE = 1.0
 # Bidding: how much the neighbouring trick counts count, because play can steer a little.
 NEIGHBOUR_WEIGHT = 0.25
 
@@ -66,17 +78,61 @@ class Style:
     blunder: float  # chance of a random legal play
     relative: float  # weight of the "+5"/"-5" points given to others (relative standing)
     reads_bids: bool  # adapt the opponents' model to their bids
+    remembers: bool  # use the memory of the round's finished tricks, when given one
 
 
 STYLES = {
-    Level.EASY: Style(bid_noise=1.0, blunder=0.15, relative=0.0, reads_bids=False),
-    Level.NORMAL: Style(bid_noise=0.0, blunder=0.0, relative=0.5, reads_bids=False),
-    Level.HARD: Style(bid_noise=0.0, blunder=0.0, relative=1.0, reads_bids=True),
+    Level.EASY: Style(bid_noise=1.0, blunder=0.15, relative=0.0, reads_bids=False, remembers=False),
+    Level.NORMAL: Style(bid_noise=0.0, blunder=0.0, relative=0.5, reads_bids=False, remembers=True),
+    Level.HARD: Style(bid_noise=0.0, blunder=0.0, relative=1.0, reads_bids=True, remembers=True),
 }
 
 _DECK_COUNTS: dict[Card, int] = {}
 for _card in DECK:
     _DECK_COUNTS[_card] = _DECK_COUNTS.get(_card, 0) + 1
+
+
+@dataclass(slots=True)
+class RageMemory:
+    """What one player remembers of the round in play, built only from their own views.
+
+    The view shows the trick on the table and the last finished trick; a player who
+    acts once per trick sees every finished trick that way. Keep one memory per computer
+    seat and pass it to every ``choose_rage_action`` call for that seat.
+    """
+
+    round: int = 0
+    tricks: set[int] = field(default_factory=set)  # trick numbers already recorded
+    played: list[Card] = field(default_factory=list)  # cards of the recorded tricks
+    voids: dict[PlayerId, set[Colour]] = field(default_factory=dict)  # shown by not following
+
+    def observe(self, view: RageView) -> None:
+        """Record the last finished trick and any colour someone failed to follow."""
+        if view.round != self.round:
+            self.round = view.round
+            self.tricks.clear()
+            self.played.clear()
+            self.voids.clear()
+        last = view.last_trick
+        if last is not None and last.round == view.round and last.number not in self.tricks:
+            self.tricks.add(last.number)
+            self.played.extend(p.card for p in last.plays)
+            self._note_voids(last.plays)
+        self._note_voids(view.trick)
+
+    def _note_voids(self, plays: Sequence[TrickPlay]) -> None:
+        """A player who did not follow the led colour holds none of it (a Joker never follows)."""
+        led: Colour | None = None
+        for play in plays:
+            colour = play.colour if play.card == JOKER else play.card.colour
+            if led is not None and (play.card == JOKER or colour is not led):
+                self.voids.setdefault(play.player, set()).add(led)
+            if led is None and colour is not None:
+                led = colour
+
+    def void_colours(self, player: PlayerId) -> frozenset[Colour]:
+        """The colours ``player`` has shown they do not hold this round."""
+        return frozenset(self.voids.get(player, ()))
 
 
 @dataclass(slots=True)
@@ -88,13 +144,16 @@ class Unseen:
     total: int
 
     @classmethod
-    def from_view(cls, view: RageView) -> Unseen:
-        """Everything minus the own hand, the trick, the last trick and the turned-up cards."""
+    def from_view(cls, view: RageView, memory: RageMemory | None = None) -> Unseen:
+        """Everything minus the own hand, the table, the turned-up and remembered cards."""
         counts = dict(_DECK_COUNTS)
         seen: list[Card] = [*view.hand, *view.turned_up, *(p.card for p in view.trick)]
-        last = view.last_trick
-        if last is not None and last.round == view.round:
-            seen.extend(p.card for p in last.plays)
+        if memory is not None and memory.round == view.round:
+            seen.extend(memory.played)
+        else:
+            last = view.last_trick
+            if last is not None and last.round == view.round:
+                seen.extend(p.card for p in last.plays)
         for card in seen:
             counts[card] -= 1
         colour: list[list[int]] = [[] for _ in COLOURS]
@@ -135,23 +194,47 @@ def beat_chance(
     trump: Colour | None,
     led: Colour | None,
     hand_size: int,
+    willing: float,
+    voids: frozenset[Colour] = frozenset(),
 ) -> float:
-    """Chance that one opponent holds a card allowed to beat ``value`` of ``colour`` now."""
+    """Chance that one opponent beats ``value`` of ``colour`` in the trick now.
+
+    ``willing`` is how readily they spend a winning card they are free to keep; a card
+    they must play anyway (following with only higher cards of the colour) beats us
+    whatever they want. ``voids`` are the colours they have shown they do not hold.
+    """
+
+    def void(c: Colour | None) -> float:
+        """Chance they hold no card of colour ``c``."""
+        return 1.0 if c in voids else unseen.void(c, hand_size)
+
+    def holds(count: float, c: Colour | None) -> float:
+        """Chance they hold one of ``count`` unseen cards (of colour ``c``, if given)."""
+        return 0.0 if c in voids else unseen.holds_any(count, hand_size)
+
     jokers = JOKER_THREAT * unseen.jokers
-    if colour is trump:
-        higher = unseen.higher(colour, value) + (jokers if value < 16 else 0.5 * jokers)
-        if led is None or led is trump:
-            return unseen.holds_any(higher, hand_size)
-        # Trump was not led: the opponent must follow the led colour if they can.
-        return unseen.void(led, hand_size) * unseen.holds_any(higher, hand_size)
-    # Our card counts in the led colour (a Joker named for it, or a printed card).
-    higher = unseen.higher(colour, value) if value < 16 else 0.5 * jokers
-    follow = unseen.holds_any(higher, hand_size)
-    if trump is None:
-        return follow
-    trumps = unseen.of(trump) + jokers
-    ruff = unseen.void(colour, hand_size) * unseen.holds_any(trumps, hand_size)
-    return min(1.0, follow + ruff)
+    if value >= 16:
+        # A Joker is beaten by the other Joker named for the same colour, and a Joker of
+        # a colour that is not trump by any trump; both need a player void in the colour.
+        beat = unseen.holds_any(0.5 * unseen.jokers, hand_size)
+        if trump is not None and colour is not trump:
+            beat = min(1.0, beat + holds(unseen.of(trump), trump))
+        return void(colour) * willing * beat
+    if colour is not trump and colour is not led:
+        return 1.0  # an off colour: anything of the led colour or trump beats it
+    higher = unseen.higher(colour, value)
+    lower = unseen.of(colour) - higher  # unseen cards of the colour below ours
+    if colour is trump and led is not None and led is not trump:
+        # Trump on a led colour: only a player void in the led colour can overtrump.
+        over = min(1.0, holds(higher, trump) + unseen.holds_any(jokers, hand_size))
+        return void(led) * willing * over
+    # Our card is of the colour that must be followed (led, or trump led by us).
+    # With no lower card of the colour to duck with, following means beating us.
+    forced = 1.0 - holds(lower, colour)
+    follow = holds(higher, colour) * (willing + (1.0 - willing) * forced)
+    cutters = 0.0 if trump is None or colour is trump else holds(unseen.of(trump), trump)
+    cut = void(colour) * willing * min(1.0, cutters + unseen.holds_any(jokers, hand_size))
+    return min(1.0, follow + cut)
 
 
 def card_strength(
@@ -170,13 +253,24 @@ def card_strength(
     chance = 1.0
     for size in opponent_sizes:
         led = None if colour is trump else colour
-        chance *= 1.0 - FUTURE_BEAT * beat_chance(unseen, colour, value, trump, led, size)
-    if colour is trump:
-        return TRUMP_STABILITY * chance
+        chance *= 1.0 - beat_chance(unseen, colour, value, trump, led, size, FUTURE_BEAT)
     tricks = max(opponent_sizes, default=1)
+    if colour is trump:
+        # Besides leading it, a trump wins by cutting a colour we no longer hold; then
+        # only a player after us who is void as well and holds a higher trump beats it.
+        higher = unseen.higher(colour, value) + JOKER_THREAT * unseen.jokers
+        colours = [c for c in COLOURS if c is not trump]
+        hold = 1.0
+        for size in opponent_sizes:
+            void = sum(unseen.void(c, size) for c in colours) / len(colours)
+            hold *= 1.0 - 0.5 * FUTURE_BEAT * void * unseen.holds_any(higher, size)
+        cut = min(RUFF_CAP, RUFF_PER_TRICK * tricks) * hold
+        return TRUMP_STABILITY * (1.0 - (1.0 - chance) * (1.0 - cut))
     players = len(opponent_sizes) + 1
     per_trick = 1.0 / players + (1.0 - 1.0 / players) / COLOUR_COUNT
-    return (1.0 - (1.0 - per_trick) ** tricks) * chance
+    chance *= 1.0 - (1.0 - per_trick) ** tricks
+    # Late in a round colours run out and trumps get changed: low cards win now and then.
+    return chance + (1.0 - chance) * LATE_WIN * min(1.0, tricks / ROUNDS)
 
 
 def trick_distribution(chances: Sequence[float]) -> list[float]:
@@ -199,7 +293,7 @@ def choose_bid(view: RageView, style: Style, rng: random.Random) -> Bid:
     unseen = Unseen.from_view(view)
     sizes = [size for s, size in enumerate(view.hand_sizes) if s != seat]
     chances = [card_strength(c, unseen, view.trump, sizes) for c in view.hand]
-    dist = trick_distribution(chances)
+    dist = trick_distribution([min(1.0, BID_SCALE * c) for c in chances])
     shift = rng.gauss(0.0, style.bid_noise) if style.bid_noise else 0.0
 
     def appeal(bid: Bid) -> float:
@@ -229,7 +323,13 @@ def _beat_willingness(view: RageView, seat: int, style: Style) -> float:
     return WANTS_TRICKS_BEAT if view.tricks_won[seat] < bid else AVOIDS_TRICKS_BEAT
 
 
-def win_chance(view: RageView, play: Play, unseen: Unseen, style: Style) -> float:
+def win_chance(
+    view: RageView,
+    play: Play,
+    unseen: Unseen,
+    style: Style,
+    memory: RageMemory | None = None,
+) -> float:
     """Chance that ``play`` takes the trick on the table."""
     card = play.card
     if card.is_action and card != JOKER:
@@ -249,8 +349,9 @@ def win_chance(view: RageView, play: Play, unseen: Unseen, style: Style) -> floa
     chance = 1.0
     for other in _plays_after_me(view, seat):
         size = view.hand_sizes[other]
-        beat = beat_chance(unseen, colour, value, trump, led, size)
-        chance *= 1.0 - _beat_willingness(view, other, style) * beat
+        willing = _beat_willingness(view, other, style)
+        voids = frozenset() if memory is None else memory.void_colours(view.players[other])
+        chance *= 1.0 - beat_chance(unseen, colour, value, trump, led, size, willing, voids)
     return chance
 
 
@@ -265,10 +366,11 @@ def play_value(
     unseen: Unseen,
     strengths: dict[Card, float],
     style: Style,
+    memory: RageMemory | None = None,
 ) -> float:
     """Expected round points (plus the relative term) if we make ``play`` now."""
     seat = view.players.index(view.viewer)  # type: ignore[arg-type]
-    p_win = win_chance(view, play, unseen, style)
+    p_win = win_chance(view, play, unseen, style, memory)
     rest = list(view.hand)
     rest.remove(play.card)
     dist = trick_distribution([p_win, *(strengths[c] for c in rest)])
@@ -278,42 +380,82 @@ def play_value(
     hit = dist[need] if 0 <= need < len(dist) else 0.0
     expected_tricks = sum(k * mass for k, mass in enumerate(dist))
     bonus = _trick_bonus([*(p.card for p in view.trick), play.card])
-    others = max(1, len(view.players) - 1)
     value = HIT_POINTS * hit + MISS_POINTS * (1.0 - hit) + expected_tricks + p_win * bonus
-    # Bonus cards that go to someone else change our standing relative to them.
-    value -= style.relative * (1.0 - p_win) * bonus / others
+    if bonus and p_win < 1.0:
+        # Bonus cards that go to someone else change our standing relative to them.
+        value -= style.relative * (1.0 - p_win) * bonus * _receiver_weight(view, play, style)
     return value
 
 
-def choose_play(view: RageView, style: Style, rng: random.Random) -> Play:
+def _receiver_weight(view: RageView, play: Play, style: Style) -> float:
+    """How much points given to the player now winning the trick matter to us.
+
+    Each opponent counts 1/(n-1) of our relative standing; a player who reads the table
+    weighs the leading opponent fully, because points to them decide who wins the game.
+    """
+    others = max(1, len(view.players) - 1)
+    if not style.reads_bids or not view.trick:
+        return 1.0 / others
+    cards = [p.card for p in view.trick] + [play.card]
+    named = [p.colour for p in view.trick] + [play.colour]
+    if view.led_colour is None and play.card.is_action and play.card != JOKER:
+        return 1.0 / others  # the trick's colour is not set yet: the receiver is open
+    led = view.led_colour
+    if led is None:
+        led = play.colour if play.card == JOKER else play.card.colour
+    index, _ = resolve_trick(cards, named, view.trump, led)
+    if index >= len(view.trick):
+        return 1.0 / others
+    receiver = view.players.index(view.trick[index].player)
+    seat = view.players.index(view.viewer)  # type: ignore[arg-type]
+    best = max(total for s, total in enumerate(view.totals) if s != seat)
+    return 1.0 if view.totals[receiver] >= best else 0.5 / others
+
+
+def choose_play(
+    view: RageView, style: Style, rng: random.Random, memory: RageMemory | None = None
+) -> Play:
     """The legal play with the best expected round value."""
     legal = [a for a in view.legal_actions if isinstance(a, Play)]
     if style.blunder and rng.random() < style.blunder:
         return rng.choice(legal)
     seat = view.players.index(view.viewer)  # type: ignore[arg-type]
-    unseen = Unseen.from_view(view)
+    unseen = Unseen.from_view(view, memory)
     sizes = [size for s, size in enumerate(view.hand_sizes) if s != seat]
     trump = None if view.no_trump_this_trick else view.trump
     strengths = {c: card_strength(c, unseen, trump, sizes) for c in set(view.hand)}
     best = legal[0]
     best_value = float("-inf")
     for play in legal:
-        value = play_value(view, play, unseen, strengths, style)
+        value = play_value(view, play, unseen, strengths, style, memory)
         if value > best_value + 1e-9:
             best, best_value = play, value
     return best
 
 
-def choose_rage_action(view: RageView, level: Level | str, rng: random.Random) -> Bid | Play:
-    """The computer's action for the acting player's own view (always a legal one)."""
+def choose_rage_action(
+    view: RageView,
+    level: Level | str,
+    rng: random.Random,
+    memory: RageMemory | None = None,
+) -> Bid | Play:
+    """The computer's action for the acting player's own view (always a legal one).
+
+    ``memory`` (optional, one per computer seat, passed on every call) lets the player
+    remember the finished tricks of the round, as a person at the table would.
+    """
     if view.viewer is None or not view.legal_actions:
         raise ValueError("a computer player needs its own view at a moment it may act")
+    if memory is not None:
+        memory.observe(view)
     if len(view.legal_actions) == 1:
         return view.legal_actions[0]
     style = STYLES[Level(level)]
+    if not style.remembers:
+        memory = None
     if view.phase is Phase.BIDDING:
         return choose_bid(view, style, rng)
-    return choose_play(view, style, rng)
+    return choose_play(view, style, rng, memory)
 
 
 # -- the benchmark's baseline player -------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -149,4 +150,7 @@ def answers_user_errors(
         except UserError as error:
             await answer_error(interaction, error)
 
+    # discord.py reads option types from the annotations in the wrapper's module; resolve
+    # them where the command was written instead.
+    wrapper.__signature__ = inspect.signature(func, eval_str=True)  # type: ignore[attr-defined]
     return wrapper

@@ -19,6 +19,7 @@ from discord.ext import commands
 from bot.i18n import t
 from bot.storage import ChannelBusy, TableRecord
 from bot.table import TableMovedOn, Tables, UserError, answer_error, jump_url, reply_ephemeral
+from bot.turns import LEVELS, Autoplay, away_players, is_computer_id, now
 
 if TYPE_CHECKING:
     from bot.app import CardtableBot
@@ -186,7 +187,12 @@ def name_of(record: TableRecord, player: str | int) -> str:
     return record.extra.get("names", {}).get(str(player), f"<@{player}>")
 
 
-class GameTableCog(commands.Cog):
+def mention(record: TableRecord, player: str | int) -> str:
+    """A mention for people, the name for computer players (who cannot be mentioned)."""
+    return name_of(record, player) if is_computer_id(player) else f"<@{player}>"
+
+
+class GameTableCog(Autoplay, commands.Cog):
     """One game's tables: the lobby, persistence, routing and errors; subclasses add the game."""
 
     game: ClassVar[str]
@@ -249,11 +255,16 @@ class GameTableCog(commands.Cog):
             if record.status == "running" and record.state is not None:
                 assert record.id is not None
                 self.engines[record.id] = self.engine_from_dict(record.state)
+        for record in records:
+            # Overdue turns and lobbies are handled at once, as soon as the bot is ready.
+            self.schedule(record)
         log.info("restored %d %s tables", len(records), self.game)
 
     async def cog_unload(self) -> None:
         """Stop routing clicks to this cog."""
         self.bot.table_cogs.pop(self.game, None)
+        for record in self.tables:
+            self.cancel_timer(record)
 
     @commands.Cog.listener()
     async def on_interaction(self, interaction: discord.Interaction) -> None:
@@ -321,6 +332,12 @@ class GameTableCog(commands.Cog):
                 if record.status != "lobby":
                     raise TableMovedOn()
                 letters = await getattr(self, f"_lobby_{action}")(interaction, record)
+            elif action == "addbot":
+                if record.status != "lobby":
+                    raise TableMovedOn()
+                await self._lobby_addbot(interaction, record, values[0] if values else "normal")
+            elif action == "back":
+                await self._back(interaction, record)
             else:
                 engine = self.engines.get(table_id)
                 if record.status != "running" or engine is None:
@@ -331,9 +348,24 @@ class GameTableCog(commands.Cog):
         # DMs go out after the lock is released: a rate-limited DM must not hold up the
         # next click at this table.
         if letters:
-            for player, key, params in letters:
-                await self.send_dm(record, player, key, **params)
+            await self.deliver(record, letters)
             await self.hint_if_dm_closed(interaction, record)
+
+    async def _back(self, interaction: discord.Interaction, record: TableRecord) -> None:
+        """'I'm back': the player takes their seat back from the computer."""
+        player = self.seat_check(interaction, record)
+        away = away_players(record)
+        engine = self.engines.get(record.id or 0)
+        if engine is None or record.status != "running":
+            raise TableMovedOn()
+        if player not in away:
+            raise UserError("table.not_away")
+        away.remove(player)
+        record.extra.get("timeouts", {}).pop(player, None)
+        self.stamp_turn(record, engine)
+        await self.tables.save(record)
+        self.schedule(record)
+        await interaction.response.edit_message(**self.publish(record, engine))
 
     def seat_check(self, interaction: discord.Interaction, record: TableRecord) -> str:
         """The clicking player's id, or a UserError if they have no seat."""
@@ -344,7 +376,9 @@ class GameTableCog(commands.Cog):
 
     # -- commit -----------------------------------------------------------------------
 
-    async def commit(self, record: TableRecord, engine: Any, player: str, action: str) -> None:
+    async def commit(
+        self, record: TableRecord, engine: Any, player: str, action: str, *, by_human: bool = True
+    ) -> None:
         """Commit the engine's new state and the move; on failure put memory back as it was."""
         assert record.id is not None
         before, before_status = record.state, record.status
@@ -352,6 +386,10 @@ class GameTableCog(commands.Cog):
         record.move_number = engine.move_number
         if engine.is_over:
             record.status = "finished"
+        if by_human:
+            record.extra.get("timeouts", {}).pop(player, None)
+            record.extra.pop("notice", None)
+        self.stamp_turn(record, engine)
         try:
             await self.tables.save(record, (player, action))
         except BaseException:
@@ -362,6 +400,42 @@ class GameTableCog(commands.Cog):
             raise
         if engine.is_over:
             self.engines.pop(record.id, None)
+        self.schedule(record)
+
+    def publish(self, record: TableRecord, engine: Any) -> dict[str, Any]:
+        """The public message with what every game shares: notices, deadline, I'm back."""
+        locale = self.table_locale(record)
+        fields = self.render_table(record, engine, locale)
+        notice = record.extra.get("notice")
+        if notice:
+            key, params = notice
+            params = {**params, "player": mention(record, params.get("player", ""))}
+            fields["content"] = t(key, locale, **params)
+        turn = record.extra.get("turn")
+        embed = fields.get("embed")
+        if turn and embed is not None and not engine.is_over:
+            deadline = t("table.deadline", locale, deadline=int(turn["deadline"]))
+            embed.description = f"{embed.description or ''}\n{deadline}".strip()
+        away = record.extra.get("away", [])
+        if away and not engine.is_over and fields.get("view") is not None:
+            assert record.id is not None
+            fields["view"].add_item(
+                TableButton.make(
+                    self.game,
+                    record.id,
+                    0,
+                    "back",
+                    label=t("table.button.back", locale),
+                    emoji="👋",
+                )
+            )
+        return fields
+
+    async def deliver(self, record: TableRecord, letters: list[Letter]) -> None:
+        """Send the DMs a move caused (never to computer players)."""
+        for player, key, params in letters:
+            if not is_computer_id(player):
+                await self.send_dm(record, player, key, **params)
 
     # -- lobby ------------------------------------------------------------------------
 
@@ -394,11 +468,11 @@ class GameTableCog(commands.Cog):
             value=seats or t(f"{g}.lobby.empty", locale),
             inline=False,
         )
-        embed.add_field(
-            name=t(f"{g}.lobby.options", locale),
-            value="\n".join(self.option_lines(record, locale)),
-            inline=False,
-        )
+        lines = [
+            *self.option_lines(record, locale),
+            t("table.turn_time", locale, count=self.turn_seconds(record)),
+        ]
+        embed.add_field(name=t(f"{g}.lobby.options", locale), value="\n".join(lines), inline=False)
         missing = self.min_players - len(record.seats)
         footer = (
             t(f"{g}.lobby.need_more", locale, count=missing)
@@ -440,6 +514,20 @@ class GameTableCog(commands.Cog):
                 disabled=len(record.seats) < self.min_players,
             )
         )
+        if len(record.seats) < self.max_players:
+            view.add_item(
+                TableSelect.make(
+                    g,
+                    table_id,
+                    0,
+                    "addbot",
+                    placeholder=t("table.add_computer", locale),
+                    options=[
+                        discord.SelectOption(label=t(f"table.level.{level}", locale), value=level)
+                        for level in LEVELS
+                    ],
+                )
+            )
         view.add_item(
             TableButton.make(
                 g,
@@ -472,13 +560,22 @@ class GameTableCog(commands.Cog):
         """A lobby cancelled or a game stopped before its end."""
         g = self.game
         how = "cancelled" if record.status == "cancelled" else "abandoned"
+        if record.extra.get("expired"):
+            how = "expired"
         return discord.Embed(
             title=t(f"{g}.closed.title", locale),
             description=t(f"{g}.closed.{how}", locale, user=f"<@{by}>"),
             colour=discord.Colour.dark_grey(),
         )
 
-    async def open_table(self, interaction: discord.Interaction, options: dict[str, Any]) -> None:
+    async def open_table(
+        self,
+        interaction: discord.Interaction,
+        options: dict[str, Any],
+        *,
+        bots: int = 0,
+        level: str = "normal",
+    ) -> None:
         """`/<game> start`: open a lobby in this channel with the caller as host and first seat."""
         channel_id = interaction.channel_id
         assert channel_id is not None
@@ -494,6 +591,9 @@ class GameTableCog(commands.Cog):
                 extra={"names": {str(interaction.user.id): interaction.user.display_name}},
             )
             remember_locale(record, interaction)
+            locale = self.table_locale(record, interaction)
+            for _ in range(bots):
+                self.add_computer(record, level, locale)
             await self._open_lobby(interaction, record)
 
     def _refuse_busy_channel(self, channel_id: int) -> None:
@@ -509,6 +609,7 @@ class GameTableCog(commands.Cog):
             raise UserError("table.channel_busy_unknown") from None
         guild_locale = interaction.guild_locale
         record.extra["locale"] = str(guild_locale.value) if guild_locale is not None else None
+        record.extra["opened_at"] = now()
         locale = self.table_locale(record, interaction)
         await interaction.response.send_message(
             embed=self.lobby_embed(record, locale), view=self.lobby_view(record, locale)
@@ -516,6 +617,30 @@ class GameTableCog(commands.Cog):
         message = await interaction.original_response()
         record.message_id = message.id
         await self.tables.save(record)
+        self.schedule(record)
+
+    def add_computer(self, record: TableRecord, level: str, locale: object) -> None:
+        """Seat a computer player of this level (a negative id; never mentioned or DMed)."""
+        if level not in LEVELS:
+            raise UserError("lobby.bad_level")
+        if len(record.seats) >= self.max_players:
+            raise UserError("lobby.full", max=self.max_players)
+        bots: dict[str, str] = record.extra.setdefault("bots", {})
+        seat = -(len(bots) + 1)
+        record.seats.append(seat)
+        bots[str(seat)] = level
+        name = t(
+            "table.computer_name", locale, number=len(bots), level=t(f"table.level.{level}", locale)
+        )
+        record.extra.setdefault("names", {})[str(seat)] = name
+
+    async def _lobby_addbot(
+        self, interaction: discord.Interaction, record: TableRecord, level: str
+    ) -> None:
+        if interaction.user.id != record.host_id:
+            raise UserError("lobby.not_host_addbot")
+        self.add_computer(record, level, self.table_locale(record))
+        await self._save_lobby(interaction, record)
 
     async def _lobby_join(self, interaction: discord.Interaction, record: TableRecord) -> None:
         user = interaction.user
@@ -533,7 +658,7 @@ class GameTableCog(commands.Cog):
         if user_id not in record.seats:
             raise UserError("lobby.not_seated")
         record.seats.remove(user_id)
-        if not record.seats:
+        if not any(not is_computer_id(seat) for seat in record.seats):
             record.status = "cancelled"
             await self.tables.save(record)
             await interaction.response.edit_message(
@@ -541,8 +666,8 @@ class GameTableCog(commands.Cog):
             )
             return
         if record.host_id == user_id:
-            # The table stays open: the longest-seated player becomes host.
-            record.host_id = record.seats[0]
+            # The table stays open: the longest-seated person becomes host.
+            record.host_id = next(seat for seat in record.seats if not is_computer_id(seat))
         await self._save_lobby(interaction, record)
 
     async def _lobby_cancel(self, interaction: discord.Interaction, record: TableRecord) -> None:
@@ -573,12 +698,12 @@ class GameTableCog(commands.Cog):
         record.status = "running"
         record.state = engine.to_dict()
         record.move_number = engine.move_number
+        self.stamp_turn(record, engine)
         await self.tables.save(record)
         assert record.id is not None
         self.engines[record.id] = engine
-        await interaction.response.edit_message(
-            **self.render_table(record, engine, self.table_locale(record))
-        )
+        self.schedule(record)
+        await interaction.response.edit_message(**self.publish(record, engine))
         return self.start_letters(record, engine)
 
     async def _rematch(self, interaction: discord.Interaction, table_id: int) -> None:
@@ -619,6 +744,7 @@ class GameTableCog(commands.Cog):
                 raise UserError("table.not_host_stop")
             record.status = "abandoned" if record.status == "running" else "cancelled"
             await self.tables.save(record)
+            self.cancel_timer(record)
             assert record.id is not None
             self.engines.pop(record.id, None)
             await interaction.response.send_message(
@@ -654,7 +780,7 @@ class GameTableCog(commands.Cog):
     async def send_dm(self, record: TableRecord, player: str, key: str, **params: Any) -> None:
         """Send a private DM; after a refusal (closed DMs) stop trying for that player."""
         closed: list[str] = record.extra.setdefault("dm_closed", [])
-        if player in closed:
+        if player in closed or is_computer_id(player):
             return
         try:
             # create_dm is cached per user and needs no members intent (no GET /users).

@@ -2,23 +2,35 @@
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
 from discord import app_commands
 
+from bot.ai import choose_nothanks_action
 from bot.engines.errors import IllegalMove, NotYourTurn, UnknownPlayer
-from bot.engines.nothanks import MAX_PLAYERS, MIN_PLAYERS, PASS, TAKE, MustTake, NoThanksGame
+from bot.engines.nothanks import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PASS,
+    TAKE,
+    Action,
+    Move,
+    MustTake,
+    NoThanksGame,
+)
 from bot.i18n import t
 from bot.render import nothanks as render
 from bot.storage import TableRecord
 from bot.table import TableMovedOn, UserError, answers_user_errors, reply_ephemeral
-from bot.tablecog import GameTableCog, Letter, TableButton, remember_locale, static_view
+from bot.tablecog import GameTableCog, Letter, TableButton, mention, remember_locale, static_view
 
 if TYPE_CHECKING:
     from bot.app import CardtableBot
 
 GAME = "nothanks"
+LEVEL_CHOICES = [app_commands.Choice(name=name, value=name) for name in ("easy", "normal", "hard")]
 
 
 def game_view(record: TableRecord, game: NoThanksGame, locale: object) -> discord.ui.View:
@@ -86,7 +98,8 @@ class NoThanks(GameTableCog):
             }
         content = None
         if engine.move_number == 0:
-            content = t("nothanks.game.started", locale, player=f"<@{engine.active_player}>")
+            starter = mention(record, engine.active_player or "")
+            content = t("nothanks.game.started", locale, player=starter)
         return {
             "content": content,
             "embed": render.game_embed(record, engine, locale),
@@ -135,10 +148,12 @@ class NoThanks(GameTableCog):
             raise UserError("nothanks.illegal", reason=str(error)) from None
         remember_locale(record, interaction)
         await self.commit(record, engine, player, applied.action.value)
-        await interaction.response.edit_message(
-            **self.render_table(record, engine, self.table_locale(record))
-        )
-        # Only a move that changed the player's chips is worth a DM.
+        await interaction.response.edit_message(**self.publish(record, engine))
+        return self.letters_for(player, engine, applied)
+
+    @staticmethod
+    def letters_for(player: str, engine: NoThanksGame, applied: Move) -> list[Letter]:
+        """Only a move that changed the player's chips is worth a DM."""
         chips = engine.chips[applied.seat]
         if applied.action is PASS:
             return [(player, "nothanks.dm.passed", {"card": applied.card, "count": chips})]
@@ -146,6 +161,23 @@ class NoThanks(GameTableCog):
             params = {"card": applied.card, "gained": applied.chips_on_card, "count": chips}
             return [(player, "nothanks.dm.took", params)]
         return []
+
+    def acting_players(self, engine: NoThanksGame) -> list[str]:
+        """The one active player, if the game runs."""
+        return [] if engine.active_player is None else [engine.active_player]
+
+    def computer_action(
+        self, engine: NoThanksGame, player: str, level: str, rng: random.Random
+    ) -> Action:
+        """A computer's take-or-pass from the player's own view."""
+        return choose_nothanks_action(engine.view(player), level, rng)
+
+    def apply_action(
+        self, record: TableRecord, engine: NoThanksGame, player: str, action: Action
+    ) -> tuple[str, list[Letter]]:
+        """Apply a computer's (or a timed-out player's) move."""
+        applied = engine.apply(player, action)
+        return applied.action.value, self.letters_for(player, engine, applied)
 
     async def _show_chips(self, interaction: discord.Interaction, record: TableRecord) -> None:
         assert record.id is not None
@@ -163,12 +195,26 @@ class NoThanks(GameTableCog):
     # -- commands -----------------------------------------------------------------------
 
     @group.command(name="start", description="Open a No Thanks! table in this channel")
-    @app_commands.describe(open_chips="Show every player's chips to everyone (default: off)")
+    @app_commands.describe(
+        open_chips="Show every player's chips to everyone (default: off)",
+        bots="Computer players to seat right away (default: none)",
+        bot_level="How well the computer players play (default: normal)",
+        turn_seconds="Seconds per turn before the computer moves for you (default: 60)",
+    )
+    @app_commands.choices(bot_level=LEVEL_CHOICES)
     @app_commands.guild_only()
     @answers_user_errors
-    async def start(self, interaction: discord.Interaction, open_chips: bool = False) -> None:
+    async def start(
+        self,
+        interaction: discord.Interaction,
+        open_chips: bool = False,
+        bots: app_commands.Range[int, 0, MAX_PLAYERS - 1] = 0,
+        bot_level: str = "normal",
+        turn_seconds: app_commands.Range[int, 15, 600] = 60,
+    ) -> None:
         """Open a lobby in this channel, with the caller as host and first seat."""
-        await self.open_table(interaction, {"open_chips": open_chips})
+        options = {"open_chips": open_chips, "turn_seconds": turn_seconds}
+        await self.open_table(interaction, options, bots=bots, level=bot_level)
 
     @group.command(name="stop", description="End the No Thanks! table in this channel")
     @app_commands.guild_only()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
 from discord import app_commands
 
+from bot.ai import choose_rage_action
 from bot.engines.errors import IllegalMove, InvalidSetup, NotYourTurn, UnknownPlayer
 from bot.engines.rage import (
     JOKER,
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
 GAME = "rage"
 OPTION_NAMES = ("plus_minus_one", "hidden_bids", "secret_bids", "sweep")
+LEVEL_CHOICES = [app_commands.Choice(name=name, value=name) for name in ("easy", "normal", "hard")]
 
 
 def table_view(record: TableRecord, state: RageState, locale: object) -> discord.ui.View:
@@ -258,10 +261,25 @@ class Rage(GameTableCog):
             )
         else:
             await interaction.response.edit_message(**hand_message(record, engine, player, locale))
-        await self.edit_table_message(
-            record, **self.render_table(record, engine, self.table_locale(record))
-        )
+        await self.edit_table_message(record, **self.publish(record, engine))
         return []
+
+    def acting_players(self, engine: RageState) -> list[str]:
+        """Everyone who may act now (several during hidden or secret bidding)."""
+        return list(engine.players_to_act())
+
+    def computer_action(
+        self, engine: RageState, player: str, level: str, rng: random.Random
+    ) -> Bid | Play:
+        """A computer's bid or card from the player's own view."""
+        return choose_rage_action(engine.view(player), level, rng)
+
+    def apply_action(
+        self, record: TableRecord, engine: RageState, player: str, action: Bid | Play
+    ) -> tuple[str, list[Letter]]:
+        """Apply a computer's (or a timed-out player's) bid or card."""
+        engine.apply(player, action)
+        return str(action), []
 
     @staticmethod
     def _bid_still_open(engine: RageState, player: str, action: str, arg: str) -> bool:
@@ -300,7 +318,11 @@ class Rage(GameTableCog):
         hidden_bids="Everyone bids at once; bids are revealed before the first trick",
         secret_bids="Everyone bids at once; bids stay secret until the round is scored",
         sweep="Winning every trick of a round scores 2 points per trick",
+        bots="Computer players to seat right away (default: none)",
+        bot_level="How well the computer players play (default: normal)",
+        turn_seconds="Seconds per turn before the computer moves for you (default: 60)",
     )
+    @app_commands.choices(bot_level=LEVEL_CHOICES)
     @app_commands.guild_only()
     @answers_user_errors
     async def start(
@@ -310,6 +332,9 @@ class Rage(GameTableCog):
         hidden_bids: bool = False,
         secret_bids: bool = False,
         sweep: bool = False,
+        bots: app_commands.Range[int, 0, 7] = 0,
+        bot_level: str = "normal",
+        turn_seconds: app_commands.Range[int, 15, 600] = 60,
     ) -> None:
         """Open a lobby in this channel with the chosen variants."""
         options = {
@@ -327,7 +352,8 @@ class Rage(GameTableCog):
                 else "rage.options.plus_minus_open"
             )
             raise UserError(key) from None
-        await self.open_table(interaction, options)
+        options["turn_seconds"] = turn_seconds
+        await self.open_table(interaction, options, bots=bots, level=bot_level)
 
     @group.command(name="stop", description="End the Rage table in this channel")
     @app_commands.guild_only()

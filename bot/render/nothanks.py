@@ -7,7 +7,7 @@ import discord
 from bot.engines.nothanks import PASS, NoThanksGame, runs, score
 from bot.i18n import t
 from bot.storage import TableRecord
-from bot.tablecog import name_of
+from bot.tablecog import mention, name_of
 
 COLOUR = discord.Colour(0xE67E22)
 HISTORY_LINES = 5
@@ -61,7 +61,7 @@ def game_embed(record: TableRecord, game: NoThanksGame, locale: object) -> disco
                 card=game.current_card,
                 count=game.chips_on_card,
             ),
-            t("nothanks.game.turn", locale, player=f"<@{active}>"),
+            t("nothanks.game.turn", locale, player=mention(record, active or "")),
             t("nothanks.game.pile", locale, count=game.cards_left),
         ]
     )

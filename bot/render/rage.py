@@ -11,7 +11,7 @@ from bot.engines.rage.cards import CHANGE_TRUMP, MINUS_FIVE, NO_TRUMP, PLUS_FIVE
 from bot.engines.rage.scoring import ScoreSheet
 from bot.i18n import t
 from bot.storage import TableRecord
-from bot.tablecog import name_of
+from bot.tablecog import mention, name_of
 
 COLOUR = discord.Colour(0xC0392B)
 SQUARES = {
@@ -138,10 +138,10 @@ def game_embed(record: TableRecord, state: RageState, locale: object) -> discord
     ]
     waiting = state.players_to_act()
     if state.phase is Phase.BIDDING:
-        who = ", ".join(f"<@{player}>" for player in waiting)
+        who = ", ".join(mention(record, player) for player in waiting)
         lines.append(t("rage.game.bidding", locale, players=who))
     elif state.phase is Phase.PLAYING and waiting:
-        lines.append(t("rage.game.turn", locale, player=f"<@{waiting[0]}>"))
+        lines.append(t("rage.game.turn", locale, player=mention(record, waiting[0])))
     embed.description = "\n".join(lines)
     trick = state.current_trick
     if state.phase is Phase.PLAYING:

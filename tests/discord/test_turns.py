@@ -1,0 +1,183 @@
+"""Computer players, turn timers, takeover and lobby expiry, with SimCord's simulated time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from simcord import Env
+
+from bot.app import CardtableBot
+from bot.turns import LOBBY_TTL, now
+from tests.discord.helpers import NAMES, Table, button_ids, message_by_id
+
+
+async def start_table(env: Env, humans: int, **options: object) -> Table:
+    """Open a No Thanks! table with ``humans`` people (plus any bots option) and start it."""
+    await env.bot.tree.sync()
+    guild = env.create_guild()
+    channel = guild.create_text_channel("games")
+    players = [guild.add_member(env.create_user(name)) for name in NAMES[:humans]]
+    result = await players[0].slash(channel, "nothanks start", **options)
+    assert not result.ephemeral, result.response.content
+    record = env.bot.get_cog("NoThanks").tables.in_channel(channel.id)
+    table = Table(env, guild, channel, players, result.response.id, record.id)
+    for player in players[1:]:
+        await table.click(player, "Join")
+    await table.click(players[0], "Start")
+    return table
+
+
+def record_of(table: Table):
+    """The stored table as the cog holds it."""
+    return table.cog.tables.get(table.table_id)
+
+
+async def test_add_computer_player_in_lobby(simcord_env: Env) -> None:
+    """The host adds computer players with the lobby's select; others may not."""
+    await simcord_env.bot.tree.sync()
+    guild = simcord_env.create_guild()
+    channel = guild.create_text_channel("games")
+    ana = guild.add_member(simcord_env.create_user("ana"))
+    ben = guild.add_member(simcord_env.create_user("ben"))
+    result = await ana.slash(channel, "nothanks start")
+    message = result.response.message
+    await ben.click(message, label="Join")
+    lobby = message_by_id(simcord_env, channel, message.id)
+    select_id = next(
+        item.custom_id for row in lobby.components for item in row.children if item.type.value == 3
+    )
+    refused = await ben.select(lobby, ["hard"], custom_id=select_id)
+    assert refused.ephemeral and "Only the host" in refused.response.content
+    await ana.select(lobby, ["hard"], custom_id=select_id)
+    lobby = message_by_id(simcord_env, channel, message.id)
+    seats = lobby.embeds[0].fields[0].value.splitlines()
+    assert seats == ["1. ana", "2. ben", "3. 🤖 Computer 1 (hard)"]
+    assert not next(
+        item for row in lobby.components for item in row.children if item.label == "Start"
+    ).disabled
+
+
+async def test_computer_players_move_after_a_short_delay(simcord_env: Env) -> None:
+    """A computer's turn is played by itself after the visible delay, through the engine."""
+    table = await start_table(simcord_env, 1, bots=2, turn_seconds=600)
+    game = table.game
+    assert len(game.players) == 3
+    human = str(table.players[0].id)
+    for _ in range(200):
+        if game.active_player == human or not table.running:
+            break
+        before = game.move_number
+        await simcord_env.advance_time(2.5)
+        assert game.move_number == before + 1
+    assert not table.running or game.active_player == human
+    assert all(int(p) < 0 for p in game.players if p != human)
+
+
+async def test_three_computers_finish_a_game(simcord_env: Env) -> None:
+    """A host who never acts is taken over after three timeouts; the game then ends by itself."""
+    table = await start_table(simcord_env, 1, bots=2, turn_seconds=15)
+    human = str(table.players[0].id)
+    steps = 0
+    saw_back_button = False
+    while table.running:
+        await simcord_env.advance_time(16)
+        steps += 1
+        if table.running and human in record_of(table).extra.get("away", []):
+            saw_back_button = saw_back_button or "I'm back" in button_ids(table.message)
+        assert steps < 400
+    assert saw_back_button
+    assert table.embed.title == "No Thanks! — final scores"
+    record = await simcord_env.bot.storage.get_table(table.table_id)
+    assert record.status == "finished"
+    assert record.extra["timeouts"][human] >= 3
+
+
+async def test_half_time_ping_and_timeout_move(simcord_env: Env) -> None:
+    """At half time the player is pinged once; at the deadline the computer moves for them."""
+    table = await start_table(simcord_env, 3, turn_seconds=30)
+    game = table.game
+    active = game.active_player
+    assert "<t:" in table.embed.description  # the deadline as a relative timestamp
+    await simcord_env.advance_time(16)
+    pings = [m for m in table.channel.history() if "your turn" in m.content]
+    assert len(pings) == 1 and f"<@{active}>" in pings[0].content
+    await simcord_env.advance_time(10)
+    assert len([m for m in table.channel.history() if "your turn" in m.content]) == 1
+    assert game.move_number == 0
+    await simcord_env.advance_time(5)
+    assert game.move_number >= 1
+    assert "ran out of time" in table.message.content
+    assert record_of(table).extra["timeouts"][active] == 1
+    # Acting again resets the count.
+    if game.active_player == active:
+        await table.click(table.actor(active), "Take")
+        assert active not in record_of(table).extra.get("timeouts", {})
+
+
+async def test_takeover_and_im_back(simcord_env: Env) -> None:
+    """Three timeouts in a row hand the seat to a computer until its owner clicks I'm back."""
+    table = await start_table(simcord_env, 3, turn_seconds=15)
+    game = table.game
+    victim = game.active_player
+    others = [p for p in table.players if str(p.id) != victim]
+    for _ in range(300):
+        if victim in record_of(table).extra.get("away", []):
+            break
+        if game.active_player == victim:
+            await simcord_env.advance_time(16)
+        else:
+            await table.click(table.active(), "No thanks!" if game.chips[game.active] else "Take")
+    assert victim in record_of(table).extra["away"]
+    assert "I'm back" in button_ids(table.message)
+    stranger = others[0]
+    refused = await table.click(stranger, "I'm back")
+    assert refused.ephemeral and "playing your own seat" in refused.response.content
+    await table.click(table.actor(victim), "I'm back")
+    assert victim not in record_of(table).extra["away"]
+    assert "I'm back" not in button_ids(table.message)
+
+
+async def test_lobby_expires_after_fifteen_minutes(simcord_env: Env) -> None:
+    """A lobby nobody starts closes itself after 15 minutes and frees the channel."""
+    await simcord_env.bot.tree.sync()
+    guild = simcord_env.create_guild()
+    channel = guild.create_text_channel("games")
+    ana = guild.add_member(simcord_env.create_user("ana"))
+    result = await ana.slash(channel, "nothanks start")
+    await simcord_env.advance_time(LOBBY_TTL - 5)
+    assert simcord_env.bot.get_cog("NoThanks").tables.in_channel(channel.id) is not None
+    await simcord_env.advance_time(10)
+    message = message_by_id(simcord_env, channel, result.response.id)
+    assert "closed itself" in message.embeds[0].description
+    assert simcord_env.bot.get_cog("NoThanks").tables.in_channel(channel.id) is None
+    again = await ana.slash(channel, "nothanks start")
+    assert not again.ephemeral
+
+
+async def test_overdue_turn_is_played_after_restart(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
+    """Deadlines are stored: a turn that fell due while the bot was down is played at once."""
+    table = await start_table(simcord_env, 3, turn_seconds=60)
+    record = record_of(table)
+    record.extra["turn"]["deadline"] = now() - 1  # as if the bot had been down past it
+    await simcord_env.bot.storage.save_table(record)
+    await simcord_env.restart_bot(make_bot())
+    await simcord_env.advance_time(0.1)
+    assert table.game.move_number == 1
+    assert "ran out of time" in table.message.content
+
+
+async def test_lobby_expiry_survives_restart(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
+    """A lobby's expiry is rescheduled from its stored opening time after a restart."""
+    await simcord_env.bot.tree.sync()
+    guild = simcord_env.create_guild()
+    channel = guild.create_text_channel("games")
+    ana = guild.add_member(simcord_env.create_user("ana"))
+    await ana.slash(channel, "nothanks start")
+    await simcord_env.advance_time(LOBBY_TTL / 2)
+    await simcord_env.restart_bot(make_bot())
+    await simcord_env.advance_time(LOBBY_TTL / 2 + 1)
+    assert simcord_env.bot.get_cog("NoThanks").tables.in_channel(channel.id) is None

@@ -181,3 +181,25 @@ async def test_lobby_expiry_survives_restart(
     await simcord_env.restart_bot(make_bot())
     await simcord_env.advance_time(LOBBY_TTL / 2 + 1)
     assert simcord_env.bot.get_cog("NoThanks").tables.in_channel(channel.id) is None
+
+
+async def test_rage_with_computers_finishes_by_itself(simcord_env: Env) -> None:
+    """A Rage table of one absent host and two computers plays all ten rounds by itself."""
+    await simcord_env.bot.tree.sync()
+    guild = simcord_env.create_guild()
+    channel = guild.create_text_channel("rage")
+    ana = guild.add_member(simcord_env.create_user("ana"))
+    result = await ana.slash(channel, "rage start", bots=2, bot_level="hard", turn_seconds=15)
+    await ana.click(result.response.message, label="Start")
+    cog = simcord_env.bot.get_cog("Rage")
+    record = cog.tables.in_channel(channel.id)
+    steps = 0
+    while record.id in cog.engines:
+        await simcord_env.advance_time(16)
+        steps += 1
+        assert steps < 600
+    message = message_by_id(simcord_env, channel, result.response.id)
+    assert message.embeds[0].title == "Rage — final standings"
+    stored = await simcord_env.bot.storage.get_table(record.id)
+    assert stored.status == "finished"
+    assert str(ana.id) in stored.extra["away"]

@@ -39,7 +39,6 @@ async def _ensure_browser(self: Any) -> Any:
 async def main(out: Path) -> None:
     """Play a few moves at each table and capture the channels."""
     _capture.ManagedCapture._ensure_browser = _ensure_browser  # type: ignore[method-assign]
-    out.mkdir(parents=True, exist_ok=True)
     database = Path(tempfile.mkdtemp()) / "shots.db"
     bot = create_bot(Settings(token="x" * 24 + ".yyyyyy." + "z" * 27, database=database))
     async with simcord.run(bot) as env:
@@ -95,7 +94,9 @@ async def main(out: Path) -> None:
             await actor.select(view.response.message, [value], custom_id=select)
         for channel, name in ((nothanks, "nothanks"), (rage, "rage")):
             async with env.preview(channel, viewers=[members[0]], layout="channel") as preview:
-                await preview.screenshot(out / f"{name}.png", mode="viewport", allow_incomplete=True)
+                await preview.screenshot(
+                    out / f"{name}.png", mode="viewport", allow_incomplete=True
+                )
         if hand is not None:
             async with env.preview(rage, viewers=[members[0]]) as preview:
                 await preview.screenshot(out / "rage_hand.png", allow_incomplete=True)
@@ -104,4 +105,6 @@ async def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots")))
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots")
+    target.mkdir(parents=True, exist_ok=True)
+    asyncio.run(main(target))

@@ -30,6 +30,9 @@ KEY_SHAPE = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+")
 TRANSLATING_CALLS = frozenset({"t", "UserError", "_dm"})
 # The parts of the rules embed (bot/render/nothanks.py rules_embed).
 RULE_PARTS = ("setup", "turn", "end", "scoring")
+# Slash command keys ("cmd.nothanks.start.name") are built from the command tree, not
+# written in the code; tests/test_command_translator.py checks them against the real tree.
+TREE_NAMESPACE = "cmd"
 
 
 # -- reading catalogues ----------------------------------------------------------------
@@ -218,14 +221,15 @@ def test_rules_parts_exist(part: str) -> None:
 
 
 def test_every_english_key_is_used() -> None:
-    """No key of en.po is left unused by the code."""
+    """No key of en.po is left unused by the code (command tree keys are checked elsewhere)."""
     used: set[str] = set()
     for use in keys_in_code():
         if use.pattern is None:
             used.add(use.text)
         else:
             used.update(key for key in english().messages if use.pattern.fullmatch(key))
-    assert sorted(set(english().messages) - used) == []
+    written = {key for key in english().messages if key.split(".", 1)[0] != TREE_NAMESPACE}
+    assert sorted(written - used) == []
 
 
 def test_english_messages_are_complete() -> None:

@@ -8,13 +8,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.command_translator import CatalogueTranslator
 from bot.settings import Settings
 from bot.storage import Storage
 from bot.table import answer_error
 from bot.tablecog import GameTableCog, TableButton, TableSelect
+from cogs.cardtable import guild_language
 
 log = logging.getLogger(__name__)
-EXTENSIONS = ("cogs.nothanks", "cogs.rage", "cogs.admin")
+EXTENSIONS = ("cogs.nothanks", "cogs.rage", "cogs.cardtable", "cogs.admin")
 
 
 class CardtableTree(app_commands.CommandTree):
@@ -60,10 +62,16 @@ class CardtableBot(commands.Bot):
             return True
         return await super().is_owner(user)
 
+    def guild_language(self, guild_id: int | None) -> str | None:
+        """The language a server chose for its public table messages (/cardtable language)."""
+        return guild_language(self, guild_id)
+
     async def setup_hook(self) -> None:
         """Open the database, load the cogs (which restore open tables)."""
         self.storage = await Storage.open(self.settings.database)
         self.add_dynamic_items(TableButton, TableSelect)
+        # Command names and descriptions in every catalogue language, applied when synced.
+        await self.tree.set_translator(CatalogueTranslator())
         for extension in EXTENSIONS:
             await self.load_extension(extension)
 

@@ -172,11 +172,6 @@ async def test_synced_commands_carry_localisations(simcord_env: Env) -> None:
     assert cog_of(simcord_env).language_for(guild.id) == "de"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="table_locale() does not read the server language yet: wire cog.language_for "
-    "into it (see the report), then remove this marker",
-)
 async def test_public_table_messages_use_the_server_language(simcord_env: Env) -> None:
     """After /cardtable language de, a table's public message is German, and an open table
     switches at its next update."""

@@ -39,6 +39,7 @@ from bot.engines.nothanks import PASS, TAKE, NoThanksGame
 from bot.settings import Settings
 from bot.storage import Storage, TableRecord
 from bot.table import Tables
+from bot.turns import Autoplay
 
 TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 GAME = "nothanks"
@@ -67,6 +68,15 @@ class ClickTimes:
     bot: dict[str, list[float]] = field(default_factory=dict)
     saves: list[float] = field(default_factory=list)
     wall_moves: list[float] = field(default_factory=list)
+
+
+def without_timers() -> None:
+    """Leave turn timers and lobby expiry out: they are not part of a click's cost.
+
+    Outside pytest SimCord's settling does not accept their long virtual sleeps, and the
+    benchmark never advances time anyway.
+    """
+    Autoplay.schedule = lambda self, record: None  # type: ignore[method-assign]
 
 
 def settings_for(database: Path) -> Settings:
@@ -107,12 +117,12 @@ def instrument(cog: Any, times: ClickTimes) -> None:
     original: OnClick = cog.on_click
 
     async def timed_on_click(
-        interaction: discord.Interaction, table_id: int, move: int, action: str
+        interaction: discord.Interaction, table_id: int, move: int, action: str, *rest: Any
     ) -> None:
         """Time one click from routing to the last DM."""
         start = time.perf_counter()
         try:
-            await original(interaction, table_id, move, action)
+            await original(interaction, table_id, move, action, *rest)
         finally:
             times.bot.setdefault(action, []).append(time.perf_counter() - start)
 
@@ -393,6 +403,7 @@ async def bench_restore(database: Path, count: int, settle_timeout: float) -> No
 
 async def main_async(args: argparse.Namespace) -> None:
     """Run both parts on temporary databases, within the time limit."""
+    without_timers()
     async with asyncio.timeout(args.time_limit):
         with tempfile.TemporaryDirectory(prefix="cardtable-bench-") as folder:
             if args.games > 0 and args.clicks > 0:

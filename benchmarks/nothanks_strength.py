@@ -66,6 +66,17 @@ def interval(values: list[float]) -> tuple[float, float]:
     return mean, 1.96 * statistics.stdev(values) / math.sqrt(len(values))
 
 
+def wilson(successes: float, trials: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion (sound near 0% and 100%)."""
+    z = 1.96
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = (
+        z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    )
+    return centre - half, centre + half
+
+
 def percentile(values: list[float], q: float) -> float:
     """The q-quantile (0..1) by nearest rank."""
     ordered = sorted(values)
@@ -88,10 +99,11 @@ def run(games: int, workers: int, budget: float, seed: int, level: str, opponent
     wins_or_ties = [1.0 if r[1] else 0.0 for r in results]
     times = [t for r in results for t in r[2]]
     share, share_ci = interval(shares)
-    wot, wot_ci = interval(wins_or_ties)
+    wot = statistics.fmean(wins_or_ties)
+    wot_low, wot_high = wilson(sum(wins_or_ties), len(wins_or_ties))
     print(f"{games} games, {level} vs two {opponent} players, {workers} worker(s), {elapsed:.0f} s")
     print(f"win share (ties split): {share:6.1%} ± {share_ci:.1%}")
-    print(f"win-or-tie share:       {wot:6.1%} ± {wot_ci:.1%}")
+    print(f"win-or-tie share:       {wot:6.1%} (95% CI {wot_low:.1%} to {wot_high:.1%})")
     print(
         f"decision time: p50 {percentile(times, 0.5) * 1e3:.1f} ms, "
         f"p95 {percentile(times, 0.95) * 1e3:.1f} ms, max {max(times) * 1e3:.1f} ms, "

@@ -40,11 +40,13 @@ MILK_SAFETY = 4
 
 # Hard search: paired rollouts (take and pass on the same sampled pile) in batches, with
 # a stop as soon as the mean difference is this many standard errors away from zero.
-MIN_PAIRS = 12
+MIN_PAIRS = 24
 BATCH = 6
 MAX_PAIRS = 600
-STOP_Z = 2.5
+STOP_Z = 3.0
 BUDGET_SHARE = 0.9
+# Our own moves in the rollouts milk cards that fit our runs, like the normal heuristic.
+ROLLOUT_MILKS = True
 # Weight of the score margin next to the win share in a rollout's value. It makes the
 # rollouts far less noisy than win/lose alone, and it keeps the search purposeful when
 # the game is already clearly won or lost (win share alone would be flat there).
@@ -224,20 +226,33 @@ def normal_takes(
     if cost - chips_on > threshold(mine):
         return False
     if cost <= 0 and mine >= 2:
-        # The card helps us and costs the others its face value: let it go round once
-        # more if it stays unattractive to everyone after they add their chips.
-        n = len(masks)
-        safe = True
-        for step in range(1, n):
-            other = (seat + step) % n
-            theirs = chips[other]
-            on_card = chips_on + step
-            if theirs == 0 or (
-                card_cost(masks[other], card) - on_card < threshold(theirs) + MILK_SAFETY
-            ):
-                safe = False
-                break
-        if safe:
+        normal = [(BASE_THRESHOLD, LOW_CHIP_BONUS)] * len(masks)
+        return not milk_is_safe(masks, chips, normal, seat, card, chips_on)
+    return True
+
+
+def milk_is_safe(
+    masks: list[int],
+    chips: list[int],
+    limits: list[tuple[int, int]],
+    seat: int,
+    card: int,
+    chips_on: int,
+) -> bool:
+    """Whether a card that helps ``seat`` can go round once more without anyone taking it.
+
+    It costs the others its face value (unless it fits their runs), so with one more
+    chip from each of them it must stay well above every other player's threshold.
+    """
+    n = len(masks)
+    for step in range(1, n):
+        other = (seat + step) % n
+        theirs = chips[other]
+        if theirs == 0:
+            return False
+        base, bonus = limits[other]
+        limit = base + (bonus * (LOW_CHIPS - theirs) if theirs < LOW_CHIPS else 0)
+        if card_cost(masks[other], card) - (chips_on + step) < limit + MILK_SAFETY:
             return False
     return True
 
@@ -318,13 +333,17 @@ def _rollout(
         if mine == 0:
             take = True
         else:
-            # Inlined normal_takes without the milking look-ahead: rollouts must be fast.
+            # The threshold rule inlined, because rollouts must be fast.
             below = mask >> (card - 1) & 1
             above = mask >> (card + 1) & 1
             cost = (-(card + 1) if above else 0) if below else -1 if above else card
             base, bonus = limits[active]
             limit = base + (bonus * (LOW_CHIPS - mine) if mine < LOW_CHIPS else 0)
             take = cost - chips_on <= limit
+            if take and ROLLOUT_MILKS and active == me and cost <= 0 and mine >= 2:
+                # We milk cards that fit our runs, as the normal heuristic does; the
+                # others are modelled by their thresholds alone.
+                take = not milk_is_safe(masks, chips, limits, me, card, chips_on)
         if take:
             masks[active] = mask | 1 << card
             chips[active] = mine + chips_on

@@ -9,7 +9,11 @@ response and the public table edit); the share spent in ``Tables.save`` is repor
 and, for reference, the wall time of each SimCord interaction (after a click that only
 answers privately, Show my hand or a Joker asking for its colour, SimCord's settle loop
 sleeps its 50 ms idle interval, so those walls are ~55 ms whatever the bot does). There is
-no numeric target; No Thanks! had p99 < 25 ms per click, printed for comparison. SimCord's
+no numeric target; No Thanks! had p99 < 25 ms per click, printed for comparison.
+
+Turn timers stay on unless ``--no-timers`` (which benchmarks/nothanks_table.py always
+uses). With them on, SimCord's settle loop scans every table's sleeping timer task on each
+pass, on the bot's event loop, so the figures are also printed net of those scans. The
 settle timeout must stay under half a turn (30 s by default): a sleep ending within it,
 such as a turn timer's, is waited for instead of being parked.
 
@@ -43,6 +47,7 @@ from bot.app import CardtableBot, create_bot
 from bot.engines.rage import JOKER, Bid, Play, RageState
 from bot.settings import Settings
 from bot.storage import TableRecord
+from bot.turns import Autoplay
 
 TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 NOTHANKS_TARGET_MS = 25.0
@@ -132,6 +137,15 @@ class SettleMeter:
 
 
 METER = SettleMeter()
+
+
+def without_timers() -> None:
+    """Leave turn timers and lobby expiry out, as benchmarks/nothanks_table.py does.
+
+    With them on, every running table keeps a sleeping task, and SimCord's settle loop
+    scans every task against every timer on each pass, inside the clicks' timing.
+    """
+    Autoplay.schedule = lambda self, record: None  # type: ignore[method-assign]
 
 
 def settings_for(database: Path) -> Settings:
@@ -483,6 +497,9 @@ def report_net(times: Times, actions: int, wall: float, scanned: float) -> None:
 
 async def main_async(args: argparse.Namespace) -> None:
     """Run the benchmark on a temporary database, within the time limit."""
+    print(f"turn timers and lobby expiry: {'off' if args.no_timers else 'on (as in production)'}")
+    if args.no_timers:
+        without_timers()
     async with asyncio.timeout(args.time_limit):
         with tempfile.TemporaryDirectory(prefix="cardtable-bench-") as folder:
             await bench(
@@ -498,6 +515,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the players' choices")
     parser.add_argument(
         "--settle-timeout", type=float, default=5.0, help="SimCord, seconds (< half a turn)"
+    )
+    parser.add_argument(
+        "--no-timers", action="store_true", help="leave turn timers out (as nothanks_table.py)"
     )
     parser.add_argument("--time-limit", type=float, default=600.0, help="whole run, seconds")
     args = parser.parse_args()

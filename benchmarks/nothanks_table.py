@@ -73,8 +73,10 @@ class ClickTimes:
 def without_timers() -> None:
     """Leave turn timers and lobby expiry out: they are not part of a click's cost.
 
-    Outside pytest SimCord's settling does not accept their long virtual sleeps, and the
-    benchmark never advances time anyway.
+    SimCord waits for any sleep that ends within its settle timeout (30 s here), and the
+    turn timer's half-time ping sleeps exactly that long; every sleeping timer task also
+    adds to SimCord's own settle bookkeeping, which is not the bot's cost. The benchmark
+    never advances time, so no timer would fire anyway.
     """
     Autoplay.schedule = lambda self, record: None  # type: ignore[method-assign]
 

@@ -47,11 +47,9 @@ JOKER_STRENGTH = 0.8  # a Joker names the trump colour and is beaten only by the
 # what the card-by-card count promises.
 TRUMP_STABILITY = 0.8
 # Opponents do not always spend a higher card on a trick: how often they do, for a future
-# trick (unknown circumstances) and for the trick on the table by what they want.
+# trick and for the trick on the table. (Judging this from their bids measured no better.)
 FUTURE_BEAT = 0.7
-WANTS_TRICKS_BEAT = 0.9
-AVOIDS_TRICKS_BEAT = 0.35
-UNKNOWN_BEAT = 0.7
+TABLE_BEAT = 0.7
 # A non-trump card wins only when its colour is led while we hold it: each trick we lead
 # (about one in n) or someone else leads it (about one colour in six) is a chance.
 COLOUR_COUNT = 6
@@ -77,14 +75,20 @@ class Style:
     bid_noise: float  # standard deviation added to the expected trick count when bidding
     blunder: float  # chance of a random legal play
     relative: float  # weight of the "+5"/"-5" points given to others (relative standing)
-    reads_bids: bool  # adapt the opponents' model to their bids
+    watches_leader: bool  # "+5"/"-5" given to the leading opponent count fully
     remembers: bool  # use the memory of the round's finished tricks, when given one
 
 
 STYLES = {
-    Level.EASY: Style(bid_noise=1.0, blunder=0.15, relative=0.0, reads_bids=False, remembers=False),
-    Level.NORMAL: Style(bid_noise=0.0, blunder=0.0, relative=0.5, reads_bids=False, remembers=True),
-    Level.HARD: Style(bid_noise=0.0, blunder=0.0, relative=1.0, reads_bids=True, remembers=True),
+    Level.EASY: Style(
+        bid_noise=1.0, blunder=0.15, relative=0.0, watches_leader=False, remembers=False
+    ),
+    Level.NORMAL: Style(
+        bid_noise=0.5, blunder=0.03, relative=0.5, watches_leader=False, remembers=False
+    ),
+    Level.HARD: Style(
+        bid_noise=0.0, blunder=0.0, relative=1.0, watches_leader=True, remembers=True
+    ),
 }
 
 _DECK_COUNTS: dict[Card, int] = {}
@@ -313,21 +317,10 @@ def _plays_after_me(view: RageView, seat: int) -> list[int]:
     return [(seat + i) % n for i in range(1, remaining + 1)]
 
 
-def _beat_willingness(view: RageView, seat: int, style: Style) -> float:
-    """How likely ``seat`` spends a winning card on this trick, judged from its bid."""
-    if not style.reads_bids:
-        return UNKNOWN_BEAT
-    bid = view.bids[seat]
-    if bid is None:
-        return UNKNOWN_BEAT
-    return WANTS_TRICKS_BEAT if view.tricks_won[seat] < bid else AVOIDS_TRICKS_BEAT
-
-
 def win_chance(
     view: RageView,
     play: Play,
     unseen: Unseen,
-    style: Style,
     memory: RageMemory | None = None,
 ) -> float:
     """Chance that ``play`` takes the trick on the table."""
@@ -349,7 +342,7 @@ def win_chance(
     chance = 1.0
     for other in _plays_after_me(view, seat):
         size = view.hand_sizes[other]
-        willing = _beat_willingness(view, other, style)
+        willing = TABLE_BEAT
         voids = frozenset() if memory is None else memory.void_colours(view.players[other])
         chance *= 1.0 - beat_chance(unseen, colour, value, trump, led, size, willing, voids)
     return chance
@@ -370,7 +363,7 @@ def play_value(
 ) -> float:
     """Expected round points (plus the relative term) if we make ``play`` now."""
     seat = view.players.index(view.viewer)  # type: ignore[arg-type]
-    p_win = win_chance(view, play, unseen, style, memory)
+    p_win = win_chance(view, play, unseen, memory)
     rest = list(view.hand)
     rest.remove(play.card)
     dist = trick_distribution([p_win, *(strengths[c] for c in rest)])
@@ -394,7 +387,7 @@ def _receiver_weight(view: RageView, play: Play, style: Style) -> float:
     weighs the leading opponent fully, because points to them decide who wins the game.
     """
     others = max(1, len(view.players) - 1)
-    if not style.reads_bids or not view.trick:
+    if not style.watches_leader or not view.trick:
         return 1.0 / others
     cards = [p.card for p in view.trick] + [play.card]
     named = [p.colour for p in view.trick] + [play.colour]

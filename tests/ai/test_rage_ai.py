@@ -213,12 +213,15 @@ def test_strong_hands_bid_more_than_weak_ones() -> None:
     weak = deal(
         [["B0", "G0", "Y0", "O0"], ["JOKER", "R15", "R14", "R13"], ["G2", "Y2", "O2", "B3"]], stack
     )
-    for level in (Level.NORMAL, Level.HARD):
+    for level in LEVELS:
+        # The same seed gives the same bidding noise for both hands.
         high = choose_rage_action(strong.view("anja"), level, random.Random(1))
         low = choose_rage_action(weak.view("anja"), level, random.Random(1))
         assert isinstance(high, Bid) and isinstance(low, Bid)
-        assert high.tricks >= 3
-        assert low.tricks == 0
+        assert high.tricks > low.tricks
+        if level is Level.HARD:  # no noise: the estimate itself
+            assert high.tricks >= 3
+            assert low.tricks == 0
 
 
 def test_a_player_at_its_bid_ducks() -> None:

@@ -51,7 +51,7 @@ ROLLOUT_MILKS = True
 # rollouts far less noisy than win/lose alone, and it keeps the search purposeful when
 # the game is already clearly won or lost (win share alone would be flat there).
 MARGIN_WEIGHT = 0.02
-# Opponent model fit: candidate values and the pull towards the normal heuristic's own.
+# Opponent model fit: candidate values and the pull towards the prior below.
 FIT_BASES = range(-3, 21)
 FIT_BONUSES = (0, 1, 2, 3)
 FIT_PRIOR = 0.05
@@ -324,7 +324,7 @@ def _rollout(
     """Play to the end with each seat's modelled threshold; the value of the end for ``me``.
 
     The lists are consumed (the caller passes copies). Value: 1 for a sole win, 1/k for a
-    k-way tie for first, 0 otherwise, plus a small capped score-margin term.
+    k-way tie for first, 0 otherwise, plus a small score-margin term.
     """
     n = len(masks)
     while True:
@@ -405,7 +405,7 @@ def _hard(
 
 
 def _final_value(masks: list[int], chips: list[int], me: int) -> float:
-    """Win share plus the capped margin term for a finished game."""
+    """Win share plus the score-margin term for a finished game."""
     scores = [mask_points(m) - c for m, c in zip(masks, chips, strict=True)]
     mine = scores[me]
     others = [s for seat, s in enumerate(scores) if seat != me]

@@ -41,7 +41,9 @@ from bot.engines.rage import (
 HIT_POINTS = 10
 MISS_POINTS = -5
 
-JOKER_STRENGTH = 0.8  # a Joker names the trump colour and is beaten only by the other one
+# A Joker can name the trump colour and then only the other Joker beats it; measured, it
+# wins about this often (it is sometimes spent to lose, or beaten by a Change Trump).
+JOKER_STRENGTH = 0.8
 # Change Trump and No Trump cards (about three in a 4-player round of ten) often take a
 # trump's power away before it is played: measured in play, trumps win about this share of
 # what the card-by-card count promises.
@@ -55,15 +57,12 @@ TABLE_BEAT = 0.7
 COLOUR_COUNT = 6
 # A Joker held by an unseen opponent is only sometimes free to be played on our card.
 JOKER_THREAT = 0.5
-# A trump also wins by cutting a colour we are void in: the chance of such a chance per
-# trick in the round, capped.
+# A trump also wins by cutting a colour we are void in: the chance of such an opening
+# per trick of the round, capped.
 RUFF_PER_TRICK = 0.03
 RUFF_CAP = 0.35
 # Measured: even low off-trump cards win some tricks in long rounds.
 LATE_WIN = 0.05
-# Bidding: scale on the card strengths. Measured: a bid on the low side is hit more
-# often than one on the high side, because shedding a trick is easier than winning one.
-BID_SCALE = 1.0
 # Bidding: how much the neighbouring trick counts count, because play can steer a little.
 NEIGHBOUR_WEIGHT = 0.25
 
@@ -297,7 +296,7 @@ def choose_bid(view: RageView, style: Style, rng: random.Random) -> Bid:
     unseen = Unseen.from_view(view)
     sizes = [size for s, size in enumerate(view.hand_sizes) if s != seat]
     chances = [card_strength(c, unseen, view.trump, sizes) for c in view.hand]
-    dist = trick_distribution([min(1.0, BID_SCALE * c) for c in chances])
+    dist = trick_distribution(chances)
     shift = rng.gauss(0.0, style.bid_noise) if style.bid_noise else 0.0
 
     def appeal(bid: Bid) -> float:
@@ -342,9 +341,8 @@ def win_chance(
     chance = 1.0
     for other in _plays_after_me(view, seat):
         size = view.hand_sizes[other]
-        willing = TABLE_BEAT
         voids = frozenset() if memory is None else memory.void_colours(view.players[other])
-        chance *= 1.0 - beat_chance(unseen, colour, value, trump, led, size, willing, voids)
+        chance *= 1.0 - beat_chance(unseen, colour, value, trump, led, size, TABLE_BEAT, voids)
     return chance
 
 
@@ -383,8 +381,8 @@ def play_value(
 def _receiver_weight(view: RageView, play: Play, style: Style) -> float:
     """How much points given to the player now winning the trick matter to us.
 
-    Each opponent counts 1/(n-1) of our relative standing; a player who reads the table
-    weighs the leading opponent fully, because points to them decide who wins the game.
+    Each opponent counts 1/(n-1) of our relative standing; a player who watches the
+    leader weighs the leading opponent fully, because points to them decide who wins the game.
     """
     others = max(1, len(view.players) - 1)
     if not style.watches_leader or not view.trick:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Sequence
 
@@ -124,6 +125,8 @@ def test_decisions_ignore_other_hands_the_stack_and_hidden_bids(
     """Same view, different hidden information: every level acts the same with the same seed."""
     state = RageState.new(list(NAMES[:players]), seed=seed, options=options)
     rng = random.Random(seed)
+    # Each player's memory of the round, fed only with their own views.
+    memories = {player: RageMemory() for player in state.players}
     checked = 0
     while not state.is_over:
         actors = state.players_to_act()
@@ -132,11 +135,21 @@ def test_decisions_ignore_other_hands_the_stack_and_hidden_bids(
             twin = scramble_hidden(state, player, rng)
             assert twin.view(player) == state.view(player)
             for level in LEVELS:
-                first = choose_rage_action(state.view(player), level, random.Random(checked))
-                second = choose_rage_action(twin.view(player), level, random.Random(checked))
+                first = choose_rage_action(
+                    state.view(player),
+                    level,
+                    random.Random(checked),
+                    copy.deepcopy(memories[player]),
+                )
+                second = choose_rage_action(
+                    twin.view(player),
+                    level,
+                    random.Random(checked),
+                    copy.deepcopy(memories[player]),
+                )
                 assert first == second
             checked += 1
-        act(state, player, Level.NORMAL, rng)
+        act(state, player, Level.HARD, rng, memories[player])
     assert checked > 0
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import discord
 from discord import app_commands
 
-from bot.ai import choose_rage_action
+from bot.ai import RageMemory, choose_rage_action
 from bot.engines.errors import IllegalMove, InvalidSetup, NotYourTurn, UnknownPlayer
 from bot.engines.rage import (
     JOKER,
@@ -160,6 +160,10 @@ class Rage(GameTableCog):
 
     group = app_commands.Group(name="rage", description="Play Rage at this table")
 
+    def __init__(self, bot: CardtableBot) -> None:
+        super().__init__(bot)
+        self.memories: dict[tuple[str, str], RageMemory] = {}
+
     # -- the game's hooks -------------------------------------------------------------
 
     def create_engine(self, record: TableRecord, seed: int) -> RageState:
@@ -271,14 +275,20 @@ class Rage(GameTableCog):
     def computer_action(
         self, engine: RageState, player: str, level: str, rng: random.Random
     ) -> Bid | Play:
-        """A computer's bid or card from the player's own view."""
-        return choose_rage_action(engine.view(player), level, rng)
+        """A computer's bid or card from the player's own view (and its memory of the round)."""
+        # One memory per seat, built only from that seat's views; after a restart it starts
+        # again from the last finished trick, as a player who looked away would.
+        memory = self.memories.setdefault((str(engine.seed), player), RageMemory())
+        return choose_rage_action(engine.view(player), level, rng, memory)
 
     def apply_action(
         self, record: TableRecord, engine: RageState, player: str, action: Bid | Play
     ) -> tuple[str, list[Letter]]:
         """Apply a computer's (or a timed-out player's) bid or card."""
         engine.apply(player, action)
+        if engine.is_over:
+            for key in [key for key in self.memories if key[0] == str(engine.seed)]:
+                del self.memories[key]
         return str(action), []
 
     @staticmethod

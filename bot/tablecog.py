@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
+from discord import app_commands
 from discord.ext import commands
 
 from bot.i18n import t
@@ -32,6 +33,8 @@ CUSTOM_ID = re.compile(
     r"(?::(?P<arg>[A-Za-z0-9+_-]{0,40}))?"
 )
 LOBBY_ACTIONS = ("join", "leave", "start", "cancel")
+# The bot_level choices of every game's `start` command.
+LEVEL_CHOICES = [app_commands.Choice(name=level, value=level) for level in LEVELS]
 # A DM to send once the move is committed: (player id, message key, placeholders).
 Letter = tuple[str, str, dict[str, Any]]
 

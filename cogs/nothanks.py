@@ -24,13 +24,20 @@ from bot.i18n import t
 from bot.render import nothanks as render
 from bot.storage import TableRecord
 from bot.table import TableMovedOn, UserError, answers_user_errors, reply_ephemeral
-from bot.tablecog import GameTableCog, Letter, TableButton, mention, remember_locale, static_view
+from bot.tablecog import (
+    LEVEL_CHOICES,
+    GameTableCog,
+    Letter,
+    TableButton,
+    mention,
+    remember_locale,
+    static_view,
+)
 
 if TYPE_CHECKING:
     from bot.app import CardtableBot
 
 GAME = "nothanks"
-LEVEL_CHOICES = [app_commands.Choice(name=name, value=name) for name in ("easy", "normal", "hard")]
 
 
 def game_view(record: TableRecord, game: NoThanksGame, locale: object) -> discord.ui.View:

@@ -27,6 +27,7 @@ from bot.render import rage as render
 from bot.storage import TableRecord
 from bot.table import TableMovedOn, UserError, answers_user_errors
 from bot.tablecog import (
+    LEVEL_CHOICES,
     GameTableCog,
     Letter,
     TableButton,
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 
 GAME = "rage"
 OPTION_NAMES = ("plus_minus_one", "hidden_bids", "secret_bids", "sweep")
-LEVEL_CHOICES = [app_commands.Choice(name=name, value=name) for name in ("easy", "normal", "hard")]
 
 
 def table_view(record: TableRecord, state: RageState, locale: object) -> discord.ui.View:

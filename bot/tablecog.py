@@ -6,6 +6,7 @@ engine, render the table and apply its own actions; everything else lives here.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import secrets
@@ -206,6 +207,7 @@ class GameTableCog(Autoplay, commands.Cog):
         self.bot = bot
         self.tables = Tables(bot.storage)
         self.engines: dict[int, Any] = {}
+        self.timers: dict[int, asyncio.Task[None]] = {}
 
     # -- what a game provides ---------------------------------------------------------
 

@@ -61,14 +61,9 @@ class Autoplay:
 
     tables: Tables
     engines: dict[int, Any]
+    timers: dict[int, asyncio.Task[None]]  # the one pending task per table
     bot: Any
     game: str
-
-    def _timers(self) -> dict[int, asyncio.Task[None]]:
-        timers: dict[int, asyncio.Task[None]] | None = self.__dict__.get("_timer_tasks")
-        if timers is None:
-            timers = self.__dict__["_timer_tasks"] = {}
-        return timers
 
     # -- provided by the game ---------------------------------------------------------
 
@@ -108,7 +103,7 @@ class Autoplay:
 
     def cancel_timer(self, record: TableRecord) -> None:
         """Stop whatever was scheduled for a table."""
-        task = self._timers().pop(record.id or 0, None)
+        task = self.timers.pop(record.id or 0, None)
         if task is not None and task is not asyncio.current_task():
             task.cancel()
 
@@ -130,7 +125,7 @@ class Autoplay:
                 return
         else:
             return
-        self._timers()[record.id] = asyncio.create_task(job, name=f"{self.game}-{record.id}")
+        self.timers[record.id] = asyncio.create_task(job, name=f"{self.game}-{record.id}")
 
     async def _sleep_until(self, due: float) -> None:
         await self.bot.wait_until_ready()

@@ -25,7 +25,7 @@ def play_random_game(n_players: int, options: RageOptions, seed: int, rng: rando
     actions = 0
     pick = rng.random  # cheaper than rng.choice, so the figures reflect the engine
     while True:
-        actors = state.players_to_act()
+        actors = state.acting_players()
         if not actors:
             return actions
         player = actors[0] if len(actors) == 1 else actors[int(pick() * len(actors))]

@@ -33,7 +33,7 @@ def play_game(
     # The computer seat keeps its memory of the round's finished tricks, as the cogs should.
     memories = {seat: RageMemory() for seat in range(PLAYERS)}
     while not state.is_over:
-        for player in state.players_to_act():
+        for player in state.acting_players():
             view = state.view(player)
             if player == hero:
                 action = choose_rage_action(view, level, rng, memories[player])

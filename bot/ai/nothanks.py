@@ -167,8 +167,8 @@ def _fit_threshold(observations: list[tuple[int, int, bool]]) -> tuple[int, int]
     best = (PRIOR_BASE, PRIOR_BONUS)
     best_cost = float("inf")
     for bonus in FIT_BONUSES:
-        takes = []
-        passes = []
+        takes: list[int] = []
+        passes: list[int] = []
         for net, chips, took in observations:
             adjusted = net - bonus * max(0, LOW_CHIPS - chips)
             (takes if took else passes).append(adjusted)
@@ -271,23 +271,23 @@ def baseline_action(view: PlayerView) -> Action:
 
 def _estimated_chips(table: Table, rng: random.Random | None) -> list[int]:
     """Everyone's chips: the known counts, hidden ones shared out (randomly if rng is given)."""
-    chips = list(table.chips)
-    hidden = [seat for seat, c in enumerate(chips) if c is None]
-    if hidden:
-        share, extra = divmod(table.hidden_total, len(hidden))
-        counts = [share] * len(hidden)
-        for i in range(extra):
-            counts[i] += 1
-        if rng is not None:
-            # A plausible spread around the even share: move chips one at a time.
-            for _ in range(table.hidden_total // 2):
-                a, b = rng.randrange(len(hidden)), rng.randrange(len(hidden))
-                if counts[a] > 0:
-                    counts[a] -= 1
-                    counts[b] += 1
-        for seat, count in zip(hidden, counts, strict=True):
-            chips[seat] = count
-    return chips  # type: ignore[return-value]
+    hidden = table.chips.count(None)
+    if not hidden:
+        return [c for c in table.chips if c is not None]
+    share, extra = divmod(table.hidden_total, hidden)
+    counts = [share] * hidden
+    for i in range(extra):
+        counts[i] += 1
+    if rng is not None:
+        # A plausible spread around the even share: move chips one at a time.
+        for _ in range(table.hidden_total // 2):
+            a, b = rng.randrange(hidden), rng.randrange(hidden)
+            if counts[a] > 0:
+                counts[a] -= 1
+                counts[b] += 1
+    # The estimates fill the hidden seats in seat order.
+    estimates = iter(counts)
+    return [next(estimates) if c is None else c for c in table.chips]
 
 
 def _normal(table: Table) -> Action:

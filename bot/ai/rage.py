@@ -161,8 +161,9 @@ class Unseen:
             counts[card] -= 1
         colour: list[list[int]] = [[] for _ in COLOURS]
         for card, count in counts.items():
-            if count > 0 and not card.is_action:
-                colour[card.colour].append(card.value)  # type: ignore[index]
+            suit, value = card.colour, card.value  # both None for action cards
+            if count > 0 and suit is not None and value is not None:
+                colour[suit].append(value)
         for values in colour:
             values.sort()
         total = sum(max(0, c) for c in counts.values())
@@ -292,7 +293,7 @@ def trick_distribution(chances: Sequence[float]) -> list[float]:
 def choose_bid(view: RageView, style: Style, rng: random.Random) -> Bid:
     """The legal bid the expected trick count most likely hits."""
     legal = [a for a in view.legal_actions if isinstance(a, Bid)]
-    seat = view.players.index(view.viewer)  # type: ignore[arg-type]
+    seat = view.players.index(view.viewer)
     unseen = Unseen.from_view(view)
     sizes = [size for s, size in enumerate(view.hand_sizes) if s != seat]
     chances = [card_strength(c, unseen, view.trump, sizes) for c in view.hand]
@@ -326,7 +327,7 @@ def win_chance(
     card = play.card
     if card.is_action and card != JOKER:
         return 0.0
-    seat = view.players.index(view.viewer)  # type: ignore[arg-type]
+    seat = view.players.index(view.viewer)
     cards = [p.card for p in view.trick] + [card]
     named = [p.colour for p in view.trick] + [play.colour]
     colour = play.colour if card == JOKER else card.colour
@@ -360,7 +361,7 @@ def play_value(
     memory: RageMemory | None = None,
 ) -> float:
     """Expected round points (plus the relative term) if we make ``play`` now."""
-    seat = view.players.index(view.viewer)  # type: ignore[arg-type]
+    seat = view.players.index(view.viewer)
     p_win = win_chance(view, play, unseen, memory)
     rest = list(view.hand)
     rest.remove(play.card)
@@ -398,7 +399,7 @@ def _receiver_weight(view: RageView, play: Play, style: Style) -> float:
     if index >= len(view.trick):
         return 1.0 / others
     receiver = view.players.index(view.trick[index].player)
-    seat = view.players.index(view.viewer)  # type: ignore[arg-type]
+    seat = view.players.index(view.viewer)
     best = max(total for s, total in enumerate(view.totals) if s != seat)
     return 1.0 if view.totals[receiver] >= best else 0.5 / others
 
@@ -410,7 +411,7 @@ def choose_play(
     legal = [a for a in view.legal_actions if isinstance(a, Play)]
     if style.blunder and rng.random() < style.blunder:
         return rng.choice(legal)
-    seat = view.players.index(view.viewer)  # type: ignore[arg-type]
+    seat = view.players.index(view.viewer)
     unseen = Unseen.from_view(view, memory)
     sizes = [size for s, size in enumerate(view.hand_sizes) if s != seat]
     trump = None if view.no_trump_this_trick else view.trump
@@ -478,7 +479,7 @@ def baseline_bid(view: RageView) -> Bid:
 def baseline_play(view: RageView) -> Play:
     """While below the bid the lowest card that wins the trick so far, else the lowest card."""
     legal = [a for a in view.legal_actions if isinstance(a, Play)]
-    seat = view.players.index(view.viewer)  # type: ignore[arg-type]
+    seat = view.players.index(view.viewer)
     bid = view.bids[seat]
     ordered = sorted(legal, key=_baseline_rank)
     if bid is not None and view.tricks_won[seat] < bid:

@@ -7,11 +7,19 @@ pass, a taker acts again, runs count their lowest card, chips subtract, lowest w
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from bot.engines.errors import GameOver, IllegalMove, InvalidSetup, NotYourTurn, UnknownPlayer
+from bot.engines.errors import (
+    GameOver,
+    IllegalMove,
+    InvalidSetup,
+    NotYourTurn,
+    UnknownPlayer,
+    plain_id,
+)
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 7
@@ -230,7 +238,7 @@ class NoThanksGame:
         cls,
         players: list[str],
         seed: int,
-        actions: list[Action | str],
+        actions: Sequence[Action | str],
         *,
         open_chips: bool = False,
     ) -> NoThanksGame:
@@ -262,12 +270,18 @@ class NoThanksGame:
         """Face-down cards still in the pile (the face-up card not counted)."""
         return len(self.pile)
 
+    def acting_players(self) -> tuple[str, ...]:
+        """The one player who must act now, or nobody once the game is over."""
+        return () if self.current_card is None else (self.players[self.active],)
+
     def seat_of(self, player: str) -> int:
         """The seat index of a player, or UnknownPlayer."""
         try:
             return self._seats[player]
-        except KeyError:
-            raise UnknownPlayer(f"{player} has no seat at this table.", player=player) from None
+        except (KeyError, TypeError):
+            raise UnknownPlayer(
+                f"{player} has no seat at this table.", player=plain_id(player)
+            ) from None
 
     def legal_actions(self, player: str | None = None) -> list[Action]:
         """The actions open to the active player (or to ``player``: none if not active)."""
@@ -332,24 +346,26 @@ class NoThanksGame:
                 action = Action(action)
             except ValueError:
                 raise UnknownAction(
-                    f"{action!r} is not an action: take or pass.", action=action
+                    f"{action!r} is not an action: take or pass.",
+                    player=plain_id(player),
+                    action=action if isinstance(action, str) else repr(action),
                 ) from None
-        seat = self._seats.get(player)
-        if seat is None:
-            raise UnknownPlayer(f"{player} has no seat at this table.", player=player)
+        seat = self.seat_of(player)
         card = self.current_card
         if card is None:
-            raise GameOver("The game is over: every card has been taken.")
+            raise GameOver("The game is over: every card has been taken.", player=player)
         if seat != self.active:
             raise NotYourTurn(
                 f"It is {self.players[self.active]}'s turn, not {player}'s.",
                 player=player,
-                active=self.players[self.active],
+                players=[self.players[self.active]],
             )
         move = Move(seat, action, card, self.chips_on_card)
         if action is PASS:
             if self.chips[seat] == 0:
-                raise MustTake(f"{player} has no chips left and must take {card}.", card=card)
+                raise MustTake(
+                    f"{player} has no chips left and must take {card}.", player=player, card=card
+                )
             self.chips[seat] -= 1
             self.chips_on_card += 1
             self.active = (seat + 1) % len(self.players)
@@ -383,7 +399,7 @@ class NoThanksGame:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> NoThanksGame:
+    def from_dict(cls, data: Mapping[str, Any]) -> NoThanksGame:
         """Rebuild a state written by ``to_dict``."""
         if data.get("game") != "nothanks" or data.get("version") != STATE_VERSION:
             raise ValueError(

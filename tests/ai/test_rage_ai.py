@@ -62,9 +62,9 @@ def play_game(state: RageState, kinds: Sequence[Level | str], rng: random.Random
     # Half the seats keep a memory of the round, the others play without one.
     memories = {p: RageMemory() if s % 2 else None for s, p in enumerate(state.players)}
     while not state.is_over:
-        actors = state.players_to_act()
+        actors = state.acting_players()
         player = rng.choice(actors)
-        act(state, player, kinds[state.seat(player)], rng, memories[player])
+        act(state, player, kinds[state.seat_of(player)], rng, memories[player])
         steps += 1
         assert steps < 10_000
 
@@ -108,8 +108,9 @@ def scramble_hidden(state: RageState, viewer: PlayerId, rng: random.Random) -> R
         pool = pool[size:]
     other.stack = pool
     for s in seats:
-        if state.bids[s] is not None and not may_see_bid(state, viewer, s):
-            other.bids[s] = (state.bids[s] + 1) % (state.cards_per_hand + 1)
+        bid = state.bids[s]
+        if bid is not None and not may_see_bid(state, viewer, s):
+            other.bids[s] = (bid + 1) % (state.cards_per_hand + 1)
     return other
 
 
@@ -129,7 +130,7 @@ def test_decisions_ignore_other_hands_the_stack_and_hidden_bids(
     memories = {player: RageMemory() for player in state.players}
     checked = 0
     while not state.is_over:
-        actors = state.players_to_act()
+        actors = state.acting_players()
         player = rng.choice(actors)
         if rng.random() < 0.2:
             twin = scramble_hidden(state, player, rng)
@@ -162,7 +163,7 @@ def test_games_are_deterministic_for_a_seed(level: Level) -> None:
         rng = random.Random(5)
         moves = []
         while not state.is_over:
-            player = state.players_to_act()[0]
+            player = state.acting_players()[0]
             action = choose_rage_action(state.view(player), level, rng)
             moves.append(action)
             state.apply(player, action)
@@ -175,8 +176,8 @@ def test_three_computer_players_finish_a_game() -> None:
     state = RageState.new(["easy", "normal", "hard"], seed=2024)
     rng = random.Random(2024)
     while not state.is_over:
-        player = state.players_to_act()[0]
-        state.apply(player, choose_rage_action(state.view(player), Level(player), rng))
+        player = state.acting_players()[0]
+        state.apply(player, choose_rage_action(state.view(player), Level(str(player)), rng))
     outcome = state.outcome()
     assert outcome is not None and len(state.rounds) == 10
 
@@ -191,7 +192,7 @@ def test_the_hard_player_hits_its_bids_more_often_than_baselines() -> None:
         rng = random.Random(game)
         memory = RageMemory()
         while not state.is_over:
-            player = state.players_to_act()[0]
+            player = state.acting_players()[0]
             if player == hero:
                 act(state, player, Level.HARD, rng, memory)
             else:

@@ -25,6 +25,12 @@ from bot.engines.nothanks import (
 PLAYERS = ["ana", "ben", "cid"]
 
 
+def actor(game: NoThanksGame) -> str:
+    """The one player who must act now; the game must not be over."""
+    (player,) = game.acting_players()
+    return player
+
+
 @pytest.mark.parametrize(
     ("cards", "chips", "expected"),
     [
@@ -81,6 +87,7 @@ def test_duplicate_player_rejected() -> None:
 def test_setup_removes_nine_cards() -> None:
     """24 cards are in play, 9 removed, all 33 distinct."""
     game = NoThanksGame.new(PLAYERS, seed=42)
+    assert game.current_card is not None
     in_play = [*game.pile, game.current_card]
     assert len(in_play) == PILE_SIZE == 24
     assert len(game.removed) == 9
@@ -120,8 +127,8 @@ def test_take_collects_chips_and_acts_again() -> None:
     """The taker gets the card and its chips, the next card is turned, same player acts."""
     game = NoThanksGame.new(PLAYERS, seed=3)
     card = game.current_card
-    game.apply(game.active_player, PASS)
-    game.apply(game.active_player, PASS)
+    game.apply(actor(game), PASS)
+    game.apply(actor(game), PASS)
     taker = game.active
     next_card = game.pile[-1]
     move = game.apply(PLAYERS[taker], TAKE)
@@ -137,12 +144,12 @@ def test_player_without_chips_must_take() -> None:
     """Passing with no chips raises MustTake; TAKE is the only legal action."""
     game = NoThanksGame.new(PLAYERS, seed=5)
     while game.chips[game.active] > 0:
-        game.apply(game.active_player, PASS)
+        game.apply(actor(game), PASS)
     assert game.chips_on_card == 33
     assert game.legal_actions() == [TAKE]
     before = game.to_dict()
     with pytest.raises(MustTake, match="no chips"):
-        game.apply(game.active_player, PASS)
+        game.apply(actor(game), PASS)
     assert game.to_dict() == before
 
 
@@ -156,7 +163,7 @@ def test_illegal_actions_leave_state_unchanged() -> None:
     with pytest.raises(UnknownPlayer):
         game.apply("zed", TAKE)
     with pytest.raises(UnknownAction):
-        game.apply(game.active_player, "steal")
+        game.apply(actor(game), "steal")
     assert game.to_dict() == before
     assert game.legal_actions(other) == []
 
@@ -165,7 +172,7 @@ def test_actions_after_end_raise_game_over() -> None:
     """Once the last card is taken, every action is refused."""
     game = NoThanksGame.new(PLAYERS, seed=11)
     while not game.is_over:
-        game.apply(game.active_player, TAKE)
+        game.apply(actor(game), TAKE)
     assert game.move_number == 24
     before = game.to_dict()
     with pytest.raises(GameOver):
@@ -177,7 +184,7 @@ def test_actions_after_end_raise_game_over() -> None:
 def test_string_actions_accepted() -> None:
     """Actions may be given as their JSON strings."""
     game = NoThanksGame.new(PLAYERS, seed=1)
-    assert game.apply(game.active_player, "pass").action is Action.PASS
+    assert game.apply(actor(game), "pass").action is Action.PASS
 
 
 def test_view_hides_private_information() -> None:
@@ -202,7 +209,7 @@ def test_view_reveals_removed_cards_after_end() -> None:
     """After the end everything is revealed, including the nine removed cards."""
     game = NoThanksGame.new(PLAYERS, seed=2)
     while not game.is_over:
-        game.apply(game.active_player, TAKE)
+        game.apply(actor(game), TAKE)
     view = game.view("ana")
     assert view.removed == game.removed and len(view.removed) == 9
     assert None not in view.chips.values()
@@ -234,7 +241,7 @@ def test_standings_fields() -> None:
     """Standings carry runs, card points, chips and total for each player."""
     game = NoThanksGame.new(PLAYERS, seed=4)
     while not game.is_over:
-        game.apply(game.active_player, TAKE)
+        game.apply(actor(game), TAKE)
     table = game.standings()
     assert sorted(s.player for s in table) == sorted(PLAYERS)
     for row in table:
@@ -252,7 +259,7 @@ def test_replay_reproduces_game() -> None:
     actions = []
     for i in range(40):
         action = game.legal_actions()[i % len(game.legal_actions())]
-        game.apply(game.active_player, action)
+        game.apply(actor(game), action)
         actions.append(action)
     again = NoThanksGame.replay(PLAYERS, 12, actions)
     assert again.to_dict() == game.to_dict()

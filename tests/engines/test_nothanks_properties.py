@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from bot.engines.errors import IllegalMove
 from bot.engines.nothanks import PASS, TAKE, NoThanksGame, starting_chips
 
+from .test_nothanks import actor
+
 MAX_MOVES = 24 + 55 * 24  # every card may collect at most every chip once
 
 
@@ -33,7 +35,7 @@ def play_out(game: NoThanksGame, prefs: list[bool], check: bool = False) -> list
         wants_take = prefs[step] if step < len(prefs) else True
         action = TAKE if wants_take or game.chips[game.active] == 0 else PASS
         assert action in game.legal_actions()
-        game.apply(game.active_player, action)
+        game.apply(actor(game), action)
         actions.append(action.value)
         step += 1
         if check:
@@ -49,6 +51,7 @@ def test_invariants_hold_in_random_games(case: tuple[NoThanksGame, list[bool]]) 
     """Chips are conserved and never negative, cards end with one player, the game ends."""
     game, prefs = case
     n = len(game.players)
+    assert game.current_card is not None
     in_play = sorted([*game.pile, game.current_card])
     play_out(game, prefs)
     assert game.total_chips() == n * starting_chips(n)
@@ -93,7 +96,7 @@ def test_illegal_actions_never_change_state(
         if game.is_over:
             break
         legal = game.legal_actions()
-        game.apply(game.active_player, TAKE if wants_take or PASS not in legal else PASS)
+        game.apply(actor(game), TAKE if wants_take or PASS not in legal else PASS)
     player = f"p{seat}"
     before = game.to_dict()
     try:
@@ -113,7 +116,7 @@ def test_views_never_leak(case: tuple[NoThanksGame, list[bool]], seat: int) -> N
         if game.is_over:
             break
         legal = game.legal_actions()
-        game.apply(game.active_player, TAKE if wants_take or PASS not in legal else PASS)
+        game.apply(actor(game), TAKE if wants_take or PASS not in legal else PASS)
     seat %= len(game.players)
     view = game.view(game.players[seat]).to_dict()
     if game.is_over:

@@ -87,7 +87,7 @@ def test_without_plus_minus_one_the_bids_may_add_up() -> None:
 def test_simultaneous_bids_in_any_order(variant: str) -> None:
     """Everyone who has not bid may bid, in any order, exactly once."""
     state = deal(HANDS, options=RageOptions(**{variant: True}))
-    assert state.players_to_act() == ("anja", "bernd", "claudia", "dieter")
+    assert state.acting_players() == ("anja", "bernd", "claudia", "dieter")
     assert state.current_player is None
     with pytest.raises(ValueError, match="several players"):
         state.legal_actions()
@@ -95,13 +95,13 @@ def test_simultaneous_bids_in_any_order(variant: str) -> None:
     assert state.legal_actions("dieter") == []
     assert_rejected(state, "dieter", Bid(1), AlreadyBid)
     state.apply("bernd", Bid(0))
-    assert state.players_to_act() == ("anja", "claudia")
+    assert state.acting_players() == ("anja", "claudia")
     state.apply("claudia", Bid(3))
-    assert state.players_to_act() == ("anja",)
+    assert state.acting_players() == ("anja",)
     assert state.legal_actions() == [Bid(n) for n in range(4)]
     state.apply("anja", Bid(1))
     assert state.phase is Phase.PLAYING
-    assert state.players_to_act() == ("anja",)
+    assert state.acting_players() == ("anja",)
 
 
 def test_hidden_bids_are_revealed_when_everyone_has_bid() -> None:

@@ -113,7 +113,7 @@ def test_actions_after_the_game_are_game_over() -> None:
     """Once round 10 is scored every action by a seated player is GameOver."""
     state = play_random_game(3, seed=1)
     assert state.legal_actions("anja") == []
-    assert state.players_to_act() == ()
+    assert state.acting_players() == ()
     error = assert_rejected(state, "anja", Bid(0), GameOver)
     assert "over" in str(error)
     assert_rejected(state, "zoe", Bid(0), UnknownPlayer)

@@ -76,11 +76,11 @@ def play(state: RageState, *cards: str) -> None:
         state.apply(player, play_action(text))
 
 
-def play_trick(state: RageState, by_player: Mapping[PlayerId, str]) -> None:
+def play_trick(state: RageState, by_player: Mapping[str, str]) -> None:
     """Play one full trick, each player's card given by name, in turn order."""
     for _ in range(len(state.players)):
         player = state.current_player
-        assert player is not None
+        assert isinstance(player, str), "the scripted tricks name their players"
         state.apply(player, play_action(by_player[player]))
 
 
@@ -91,9 +91,9 @@ def bid_all(state: RageState, bids: Sequence[int]) -> None:
             state.apply(player, Bid(tricks))
         return
     for _ in bids:
-        player = state.current_player
-        assert player is not None
-        state.apply(player, Bid(bids[state.seat(player)]))
+        bidder = state.current_player
+        assert bidder is not None
+        state.apply(bidder, Bid(bids[state.seat_of(bidder)]))
 
 
 def snapshot(state: RageState) -> str:
@@ -118,7 +118,7 @@ def random_steps(
 ) -> Iterator[tuple[PlayerId, Action, list[Action]]]:
     """Play random legal actions to the end, yielding (player, action, legal) before each."""
     while not state.is_over:
-        player = rng.choice(state.players_to_act())
+        player = rng.choice(state.acting_players())
         legal = state.legal_actions(player)
         action = rng.choice(legal)
         yield player, action, legal

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from bot.engines.rage import (
     COLOURS,
     JOKER,
+    Action,
     Card,
     Colour,
     MustFollowSuit,
@@ -69,7 +70,7 @@ def test_random_games_keep_the_invariants(setup: tuple[RageState, random.Random]
     round_seen = 0
     last_record = None
     while not state.is_over:
-        player = rng.choice(state.players_to_act())
+        player = rng.choice(state.acting_players())
         legal = state.legal_actions(player)
         action = rng.choice(legal)
         if state.round != round_seen:
@@ -121,7 +122,7 @@ def test_json_round_trip_at_every_step_and_replay(setup: tuple[RageState, random
     """Every state survives JSON unchanged, and seed plus actions replay to the same game."""
     state, rng = setup
     start = RageState.from_dict(state.to_dict())
-    history: list[tuple[PlayerId, object]] = []
+    history: list[tuple[PlayerId, Action]] = []
     for player, action, _ in random_steps(state, rng):
         history.append((player, action))
         data = state.to_dict()
@@ -131,7 +132,7 @@ def test_json_round_trip_at_every_step_and_replay(setup: tuple[RageState, random
     replay = RageState.new(list(state.players), seed=state.seed, options=state.options)
     assert replay == start
     for player, action in history:
-        replay.apply(player, action)  # type: ignore[arg-type]
+        replay.apply(player, action)
     assert replay.to_dict() == state.to_dict()
     assert replay.move_number == len(history)
 

@@ -118,6 +118,9 @@ def test_game_total_is_the_sum_of_ten_rounds() -> None:
         running = 0
         for row in sheet.rows:
             entry = row.entries[seat]
+            # A scored row knows every part of the score.
+            assert entry.points is not None
+            assert entry.trick_points is not None and entry.bid_points is not None
             assert entry.points == entry.trick_points + entry.bonus + entry.bid_points
             running += entry.points
             assert entry.total == running

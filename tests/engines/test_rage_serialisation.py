@@ -83,7 +83,7 @@ def corrupt(change: str) -> dict[str, object]:
     elif change == "missing":
         del data["hands"]
     elif change == "hand":
-        data["hands"][0].append("Y9")  # type: ignore[index, union-attr]
+        data["hands"][0].append("Y9")
     elif change == "copies":
         data["stack"] = ["B1"]
     elif change == "bid":

@@ -51,7 +51,7 @@ def test_integer_and_string_ids_are_opaque() -> None:
     """Integer ids and string ids may even look alike; seat order is the given order."""
     state = RageState.new([7, "7", 3], seed=5)
     assert state.players == (7, "7", 3)
-    assert state.seat("7") == 1
+    assert state.seat_of("7") == 1
 
 
 @pytest.mark.parametrize(
@@ -99,7 +99,7 @@ def test_first_dealer_is_drawn_from_the_seed() -> None:
     for seed in range(40):
         state = RageState.new(list(NAMES[:5]), seed=seed)
         dealers.add(state.dealer)
-        assert state.players_to_act() == (state.players[(state.dealer_seat + 1) % 5],)
+        assert state.acting_players() == (state.players[(state.dealer_seat + 1) % 5],)
     assert dealers == set(NAMES[:5])
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.engines.rage import (
     JOKER,
     Colour,
@@ -20,7 +22,7 @@ def started(hands: list[list[str]], stack: list[str]) -> RageState:
     return deal(hands, stack=stack, bids=[0] * len(hands))
 
 
-def codes(actions: list[object]) -> list[str]:
+def codes(actions: Sequence[object]) -> list[str]:
     """Legal actions as short strings, "JOKER:red" for a Joker play."""
     out = []
     for action in actions:

@@ -81,6 +81,6 @@ def test_view_hides_bids_only_as_the_variant_says() -> None:
     player = state.current_player
     assert player is not None
     state.apply(player, Bid(2))
-    seat = state.seat(player)
+    seat = state.seat_of(player)
     for viewer in ("a", "b", "c", None):
         assert state.view(viewer).bids[seat] == 2

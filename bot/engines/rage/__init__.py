@@ -1,7 +1,7 @@
 """Rage (Amigo): a pure rules engine for 3 to 8 players, ten rounds of trick bidding.
 
 Create a game with `RageState.new(players, seed=..., options=RageOptions(...))`, ask
-`players_to_act()` and `legal_actions(player)`, and `apply(player, action)`.
+`acting_players()` and `legal_actions(player)`, and `apply(player, action)`.
 """
 
 from bot.engines.errors import GameOver, IllegalMove, InvalidSetup, NotYourTurn, UnknownPlayer

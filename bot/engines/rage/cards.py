@@ -142,8 +142,8 @@ def card(colour: Colour, value: int) -> Card:
     return _CARDS[int(colour) * VALUES_PER_COLOUR + value]
 
 
-def to_card(item: Card | str | int) -> Card:
-    """Accept a Card, its code string or its numeric code; return the Card."""
+def to_card(item: object) -> Card:
+    """A Card from a Card, its code string or its numeric code; ValueError for anything else."""
     if isinstance(item, str):
         return Card.parse(item)
     if isinstance(item, bool) or not isinstance(item, int):

@@ -6,9 +6,9 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from bot.engines.errors import GameOver, InvalidSetup, NotYourTurn, UnknownPlayer
+from bot.engines.errors import GameOver, InvalidSetup, NotYourTurn, UnknownPlayer, plain_id
 
 from .actions import BIDS, JOKER_PLAYS, PLAYS, Action, Bid, Play
 from .cards import (
@@ -334,14 +334,14 @@ class RageState:
     @property
     def current_player(self) -> PlayerId | None:
         """The one player to act, or None when nobody or several players may act."""
-        actors = self.players_to_act()
+        actors = self.acting_players()
         return actors[0] if len(actors) == 1 else None
 
-    def seat(self, player: PlayerId) -> int:
+    def seat_of(self, player: PlayerId) -> int:
         """The seat index of a player; UnknownPlayer if they have no seat."""
         return self._seat_of(player)
 
-    def players_to_act(self) -> tuple[PlayerId, ...]:
+    def acting_players(self) -> tuple[PlayerId, ...]:
         """Players who may act now (several during hidden or secret bidding)."""
         if self.phase is _FINISHED:
             return ()
@@ -402,7 +402,7 @@ class RageState:
         winners = tuple(s.player for s in standings if s.rank == 1)
         return Outcome(winners, standings)
 
-    def view(self, player: PlayerId | None) -> RageView:
+    def view(self, player: PlayerId | None = None) -> RageView:
         """What `player` may see (None: a spectator); other hands and the stack are hidden."""
         from .view import build_view
 
@@ -416,7 +416,7 @@ class RageState:
         Raises ValueError for None while several players may bid at once.
         """
         if player is None:
-            actors = self.players_to_act()
+            actors = self.acting_players()
             if not actors:
                 return []
             if len(actors) > 1:
@@ -438,7 +438,7 @@ class RageState:
         hand = self.hands[seat]
         led = self._led
         if led is not None:
-            follow = [PLAYS[c] for c in hand if COLOUR_OF[c] is led]
+            follow: list[Action] = [PLAYS[c] for c in hand if COLOUR_OF[c] is led]
             if follow:
                 return follow
         result: list[Action] = []
@@ -468,49 +468,61 @@ class RageState:
 
     # ------------------------------------------------------------------- apply
 
-    def apply(self, player: PlayerId, action: Action) -> None:
-        """Validate and apply one action; on any IllegalMove the state is left unchanged."""
+    def apply(self, player: PlayerId, action: Action) -> Action:
+        """Validate and apply one action and return it as applied; IllegalMove changes nothing.
+
+        The returned Play carries its Card (even if the card was given by code) and, for a
+        Joker, the colour it names.
+        """
         seat = self._seat_of(player)
         phase = self.phase
+        applied: Action
         if phase is _PLAYING:
-            if action.__class__ is not Play:
-                self._reject_kind(action, Play)
+            if type(action) is not Play:
+                self._reject_kind(player, action, Play)
             if seat != self._turn:
                 raise NotYourTurn(
                     f"it is {self.players[self._turn]!r}'s turn to play, not {player!r}'s",
                     player=player,
-                    expected=self.players[self._turn],
+                    players=[self.players[self._turn]],
                 )
-            self._play(seat, action)
+            applied = self._play(seat, action)
         elif phase is _BIDDING:
-            if action.__class__ is not Bid:
-                self._reject_kind(action, Bid)
+            if type(action) is not Bid:
+                self._reject_kind(player, action, Bid)
             self._bid(seat, action.tricks)
+            applied = action
         else:
             raise GameOver("the game is over: all ten rounds have been scored", player=player)
         self.move_number += 1
+        return applied
 
-    def _seat_of(self, player: object) -> int:
+    def _seat_of(self, player: PlayerId) -> int:
         """Seat of a seated player, else UnknownPlayer."""
-        try:
-            seat = self._seats[player]  # type: ignore[index]
-        except (KeyError, TypeError):
-            raise UnknownPlayer(f"{player!r} has no seat at this table", player=player) from None
         # True and False would otherwise find the players whose ids are 1 and 0.
         if player is True or player is False:
-            raise UnknownPlayer(f"{player!r} has no seat at this table", player=player)
-        return seat
+            raise UnknownPlayer(f"{player!r} has no seat at this table", player=plain_id(player))
+        try:
+            return self._seats[player]
+        except (KeyError, TypeError):
+            # TypeError: callers outside the type checker may pass an unhashable id.
+            raise UnknownPlayer(
+                f"{player!r} has no seat at this table", player=plain_id(player)
+            ) from None
 
-    def _reject_kind(self, action: object, expected: type) -> None:
+    def _reject_kind(self, player: PlayerId, action: object, expected: type[Action]) -> NoReturn:
         """Raise WrongPhase for the other action type, InvalidAction for anything else."""
         if isinstance(action, Bid | Play):
             raise WrongPhase(
                 f"cannot {type(action).__name__.lower()} now: the round is in the "
                 f"{self.phase.value} phase",
+                player=player,
                 phase=self.phase.value,
             )
         raise InvalidAction(
-            f"expected a {expected.__name__} action, not {action!r}", action=repr(action)
+            f"expected a {expected.__name__} action, not {action!r}",
+            player=player,
+            action=repr(action),
         )
 
     def _bid(self, seat: int, tricks: object) -> None:
@@ -519,19 +531,25 @@ class RageState:
         player = self.players[seat]
         if self._simultaneous:
             if bids[seat] is not None:
-                raise AlreadyBid(f"{player!r} has already bid this round", player=player)
+                raise AlreadyBid(
+                    f"{player!r} has already bid this round",
+                    player=player,
+                    players=list(self.acting_players()),
+                )
         elif seat != self._turn:
             raise NotYourTurn(
                 f"it is {self.players[self._turn]!r}'s turn to bid, not {player!r}'s",
                 player=player,
-                expected=self.players[self._turn],
+                players=[self.players[self._turn]],
             )
         size = cards_in_round(self.round)
-        if tricks.__class__ is not int or not 0 <= tricks <= size:  # type: ignore[operator]
+        # type() rather than isinstance: True is not a bid of one trick.
+        if type(tricks) is not int or not 0 <= tricks <= size:
             raise IllegalBid(
                 f"a bid must be a whole number from 0 to {size}, not {tricks!r}",
                 player=player,
-                bid=repr(tricks),
+                bid=tricks if type(tricks) is int else repr(tricks),
+                allowed=self._allowed_bids(),
             )
         if tricks == self._forbidden_bid():
             raise IllegalBid(
@@ -539,48 +557,63 @@ class RageState:
                 f"may not bid {tricks}",
                 player=player,
                 bid=tricks,
+                allowed=self._allowed_bids(),
             )
-        bids[seat] = tricks  # type: ignore[assignment]
+        bids[seat] = tricks
         if None not in bids:
             self.phase = _PLAYING
             self._turn = self.leader_seat
         elif not self._simultaneous:
             self._turn = (seat + 1) % self._n
 
-    def _play(self, seat: int, action: Play) -> None:
-        """Validate and play one card; finish the trick (and round) when it is complete."""
+    def _allowed_bids(self) -> list[int]:
+        """The bids open to the player bidding now, for an IllegalBid's details."""
+        forbidden = self._forbidden_bid()
+        return [b for b in range(cards_in_round(self.round) + 1) if b != forbidden]
+
+    def _play(self, seat: int, action: Play) -> Play:
+        """Validate and play one card, finishing the trick (and round) when it is complete.
+
+        Returns the play as applied: `action` itself unless its card had to be coerced.
+        """
         card = action.card
         named = action.colour
-        if card.__class__ is not Card:
-            card = self._coerce_card(card)
+        player = self.players[seat]
+        if type(card) is not Card:
+            # Callers outside the type checker may name the card by its code or number.
+            card = self._coerce_card(player, card)
+            action = Play(card, named)
         hand = self.hands[seat]
         if card not in hand:
-            raise CardNotInHand(
-                f"{self.players[seat]!r} does not hold {card}",
-                player=self.players[seat],
-                card=card.code,
-            )
+            raise CardNotInHand(f"{player!r} does not hold {card}", player=player, card=card.code)
         if card == JOKER:
-            if named.__class__ is not Colour:
+            if type(named) is not Colour:
+                if named is None:
+                    raise JokerColourError(
+                        "a Joker must name one of the six colours", player=player, card=card.code
+                    )
                 raise JokerColourError(
-                    "a Joker must name one of the six colours", player=self.players[seat]
+                    f"a Joker must name one of the six colours, not {named!r}",
+                    player=player,
+                    card=card.code,
+                    colour=repr(named),
                 )
         elif named is not None:
             raise JokerColourError(
                 f"only a Joker names a colour; play {card} without one",
-                player=self.players[seat],
+                player=player,
                 card=card.code,
+                colour=named.code if type(named) is Colour else repr(named),
             )
         led = self._led
         if led is not None and COLOUR_OF[card] is not led:
             for held in hand:
                 if COLOUR_OF[held] is led:
                     raise MustFollowSuit(
-                        f"{self.players[seat]!r} holds {led} and must follow {led}, "
-                        f"so cannot play {card}",
-                        player=self.players[seat],
+                        f"{player!r} holds {led} and must follow {led}, so cannot play {card}",
+                        player=player,
                         card=card.code,
-                        led=led.code,
+                        colour=led.code,
                     )
 
         hand.remove(card)
@@ -605,13 +638,16 @@ class RageState:
             self._finish_trick()
         else:
             self._turn = (seat + 1) % self._n
+        return action
 
-    def _coerce_card(self, card: object) -> Card:
+    def _coerce_card(self, player: PlayerId, card: object) -> Card:
         """A Card from an int or code string inside a Play; InvalidAction otherwise."""
         try:
-            return to_card(card)  # type: ignore[arg-type]
+            return to_card(card)
         except ValueError:
-            raise InvalidAction(f"{card!r} is not a Rage card", card=repr(card)) from None
+            raise InvalidAction(
+                f"{card!r} is not a Rage card", player=player, card=repr(card)
+            ) from None
 
     # --------------------------------------------------------------- internals
 
@@ -663,9 +699,12 @@ class RageState:
         """Score the round, then deal the next one or end the game."""
         size = cards_in_round(self.round)
         sweep = self.options.sweep
+        bids = tuple(bid for bid in self.bids if bid is not None)
+        if len(bids) != self._n:  # play starts only once every seat has bid
+            raise RuntimeError("a round cannot be scored before every player has bid")
         scores = tuple(
-            score_player(bid, tricks, bonus, size, sweep=sweep)  # type: ignore[arg-type]
-            for bid, tricks, bonus in zip(self.bids, self.tricks_won, self.bonus, strict=True)
+            score_player(bid, tricks, bonus, size, sweep=sweep)
+            for bid, tricks, bonus in zip(bids, self.tricks_won, self.bonus, strict=True)
         )
         totals = self.totals
         for seat, score in enumerate(scores):
@@ -675,7 +714,7 @@ class RageState:
                 round=self.round,
                 cards=size,
                 dealer=self.dealer_seat,
-                bids=tuple(self.bids),  # type: ignore[arg-type]
+                bids=bids,
                 tricks=tuple(self.tricks_won),
                 scores=scores,
                 totals=tuple(totals),

@@ -90,7 +90,7 @@ class RageView:
 def build_view(state: RageState, viewer: PlayerId | None) -> RageView:
     """The observation of `viewer` (None: a spectator who sees only public information)."""
     if viewer is not None:
-        state.seat(viewer)  # UnknownPlayer for strangers
+        state.seat_of(viewer)  # UnknownPlayer for strangers
     return RageView(
         viewer=viewer,
         players=state.players,
@@ -100,7 +100,7 @@ def build_view(state: RageState, viewer: PlayerId | None) -> RageView:
         cards_per_hand=state.cards_per_hand,
         dealer=state.dealer,
         move_number=state.move_number,
-        players_to_act=state.players_to_act(),
+        players_to_act=state.acting_players(),
         hand=() if viewer is None else state.hand(viewer),
         legal_actions=() if viewer is None else tuple(state.legal_actions(viewer)),
         hand_sizes=tuple(len(hand) for hand in state.hands),

@@ -13,10 +13,10 @@ from pathlib import Path
 import discord
 import pytest
 
-from bot.engines.nothanks import TAKE, NoThanksGame
+from bot.engines.nothanks import TAKE, NoThanksGame, PlayerView
 from bot.i18n import LOCALES_DIR, catalogues, t
 from bot.render import nothanks as render
-from bot.storage import TableRecord
+from bot.table.spec import TableFacts
 
 LANGUAGES = ("de", "ru", "it")
 PLURAL_FORMS = {
@@ -47,8 +47,9 @@ SAME_AS_ENGLISH = {
         "rage.card.minus_five",
         "rage.card.joker",
         "rage.why.bonus",
+        "game.rage.name",  # a proper name, the same in every language
     },
-    "ru": {"cmd.nothanks.name", "nothanks.game.title", "nothanks.button.pass", "nothanks.log.pass"},
+    "ru": {"cmd.nothanks.name", "game.nothanks.name", "nothanks.game.title", "nothanks.button.pass", "nothanks.log.pass"},
     # "Computer" and "normal" are German words too; "Computer" is Italian as well.
     "de": {"table.computer_name", "table.level.normal", "cmd.choice.normal.name"},
     "it": {"table.computer_name"},
@@ -157,7 +158,7 @@ def test_two_form_pile(locale: discord.Locale, one: str, many: str) -> None:
         ("nothanks.button.pass", {}, ("Nein danke!", "No thanks!", "No grazie!")),
         ("nothanks.button.chips", {}, ("Meine Spielsteine", "Мои монетки", "Le mie fiches")),
         (
-            "nothanks.must_take",
+            "error.must_take",
             {"card": 17},
             (
                 "Du hast keine Spielsteine mehr, also musst du die 17 nehmen.",
@@ -291,22 +292,26 @@ def test_component_texts_fit(language: str) -> None:
 # -- the No Thanks! texts as rendered --------------------------------------------------
 
 
-def finished_game() -> tuple[TableRecord, NoThanksGame]:
-    """A three-player game played to the end (everyone always takes) and its table."""
+def finished_game() -> tuple[TableFacts, PlayerView]:
+    """A three-player game played to the end (everyone always takes): its facts and view."""
     players = ["11", "22", "33"]
     game = NoThanksGame.new(players, seed=7)
     while not game.is_over:
         assert game.active_player is not None
         game.apply(game.active_player, TAKE)
-    record = TableRecord(
-        game="nothanks",
-        channel_id=1,
-        host_id=11,
-        seats=[11, 22, 33],
-        extra={"names": {"11": "ana", "22": "ben", "33": "cid"}},
+    facts = TableFacts(
         id=42,
+        game="nothanks",
+        status="finished",
+        host_id=11,
+        seats=(11, 22, 33),
+        options={},
+        names={"11": "ana", "22": "ben", "33": "cid"},
+        computers={},
+        min_players=3,
+        max_players=7,
     )
-    return record, game
+    return facts, game.view(None)
 
 
 def embed_texts(embed: discord.Embed) -> list[str]:
@@ -345,7 +350,7 @@ def test_private_chips_text_is_translated(language: str) -> None:
     game = NoThanksGame.new(["11", "22", "33"], seed=3)
     player = game.active_player
     assert player is not None
-    text = render.private_text(game, player, LOCALES[language])
+    text = render.private_text(game.view(player), LOCALES[language])
     lines = text.splitlines()
     assert lines[0] == t("nothanks.private.chips", language, count=11)
     assert lines[1] == t("nothanks.private.no_cards", language)

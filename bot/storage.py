@@ -6,17 +6,60 @@ import asyncio
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import aiosqlite
 
 OPEN_STATUSES = ("lobby", "running")
 
+
+def _meta_from_extra(connection: sqlite3.Connection) -> None:
+    """v3: the untyped `extra` bag becomes the typed table metadata (bot.table.meta)."""
+    rows = connection.execute("SELECT id, meta FROM tables").fetchall()
+    for table_id, text in rows:
+        connection.execute(
+            "UPDATE tables SET meta = ? WHERE id = ?",
+            (_dump(upgrade_extra(json.loads(text or "{}"))), table_id),
+        )
+
+
+def upgrade_extra(extra: dict[str, Any]) -> dict[str, Any]:
+    """Rename the v2 `extra` keys to the v3 metadata fields; unknown keys are dropped."""
+    meta: dict[str, Any] = {
+        key: extra[key]
+        for key in (
+            "names",
+            "user_locales",
+            "locale",
+            "opened_at",
+            "away",
+            "timeouts",
+            "turn",
+            "dm_closed",
+            "hint_pending",
+            "rematch_of",
+        )
+        if key in extra
+    }
+    if "bots" in extra:
+        meta["computers"] = extra["bots"]
+    notice = extra.get("notice")
+    if isinstance(notice, list) and len(notice) == 2:
+        meta["notice"] = {"key": notice[0], "player": str(notice[1].get("player", ""))}
+    if extra.get("expired"):
+        meta["closed_reason"] = "expired"
+    return meta
+
+
+# A migration step is SQL, or a function run on the raw connection inside the step's
+# transaction (for data that SQL alone cannot reshape, such as JSON columns).
+Migration = str | Callable[[sqlite3.Connection], None]
+
 # Each entry moves the schema one version up; never edit a released step, add a new one.
-MIGRATIONS: Sequence[str] = (
+MIGRATIONS: Sequence[Migration] = (
     """
     CREATE TABLE tables (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -54,6 +97,13 @@ MIGRATIONS: Sequence[str] = (
         language TEXT
     );
     """,
+    # v3: optimistic concurrency (every save names the revision it replaces) and the
+    # typed metadata column, converted from the old `extra` bag.
+    """
+    ALTER TABLE tables ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE tables RENAME COLUMN extra TO meta;
+    """,
+    _meta_from_extra,
 )
 
 
@@ -74,6 +124,10 @@ class ChannelBusy(Exception):
     """The channel already has an open lobby or a running game."""
 
 
+class StaleWrite(Exception):
+    """A save named a revision the database no longer holds: someone wrote newer state."""
+
+
 @dataclass(slots=True)
 class TableRecord:
     """One table as stored: a lobby, a running game, or a finished one."""
@@ -88,8 +142,10 @@ class TableRecord:
     state: dict[str, Any] | None = None
     move_number: int = 0
     message_id: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
     id: int | None = None
+    # Bumped by every save; a save names the revision it replaces (optimistic concurrency).
+    revision: int = 0
 
     @property
     def is_open(self) -> bool:
@@ -110,7 +166,8 @@ def _row_to_record(row: aiosqlite.Row) -> TableRecord:
         seats=json.loads(row["seats"]),
         state=json.loads(row["state"]) if row["state"] else None,
         move_number=row["move_number"],
-        extra=json.loads(row["extra"]),
+        meta=json.loads(row["meta"]),
+        revision=row["revision"],
     )
 
 
@@ -126,9 +183,13 @@ class Storage:
         self._write = asyncio.Lock()
 
     @classmethod
-    async def open(cls, path: Path | str) -> Storage:
-        """Open (creating if needed) the database and bring its schema up to date."""
-        connection = await aiosqlite.connect(str(path))
+    async def open(cls, path: Path | str, *, busy_timeout: float = 5.0) -> Storage:
+        """Open (creating if needed) the database and bring its schema up to date.
+
+        ``busy_timeout`` is how long a write waits for another connection's lock before it
+        fails; the table layer defers a click whose save takes longer than Discord allows.
+        """
+        connection = await aiosqlite.connect(str(path), timeout=busy_timeout)
         connection.row_factory = aiosqlite.Row
         storage = cls(connection)
         try:
@@ -161,77 +222,51 @@ class Storage:
                     f"database schema v{current} is newer than this bot (v{len(MIGRATIONS)});"
                     " upgrade the bot or use another CARDTABLE_DATABASE"
                 )
-            for version, script in enumerate(MIGRATIONS[current:], start=current + 1):
-                await self._db.executescript(
-                    f"BEGIN;\n{script}\nPRAGMA user_version = {version};\nCOMMIT;"
-                )
+            for version, step in enumerate(MIGRATIONS[current:], start=current + 1):
+                await self._in_thread(_migrate_step, step, version)
+
+    async def _in_thread(self, work: Callable[..., Any], *args: Any) -> Any:
+        """Run ``work(connection, *args)`` on the database thread: one round trip in all.
+
+        aiosqlite runs each call on its own thread; a whole transaction in one call saves
+        the two extra hops a statement-by-statement save would make under load.
+        """
+        db = self._db
+        # aiosqlite has no public "run this function on the database thread" call.
+        execute = cast(Callable[[Callable[[], Any]], Awaitable[Any]], db._execute)
+        return await execute(lambda: work(db._conn, *args))
 
     async def create_table(self, record: TableRecord) -> TableRecord:
         """Insert a new table and set its id; ChannelBusy if the channel has an open one."""
-        now = time.time()
         async with self._write:
-            try:
-                cursor = await self._db.execute(
-                    "INSERT INTO tables (game, guild_id, channel_id, message_id, host_id, status,"
-                    " options, seats, state, move_number, extra, created_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        record.game,
-                        record.guild_id,
-                        record.channel_id,
-                        record.message_id,
-                        record.host_id,
-                        record.status,
-                        _dump(record.options),
-                        _dump(record.seats),
-                        None if record.state is None else _dump(record.state),
-                        record.move_number,
-                        _dump(record.extra),
-                        now,
-                        now,
-                    ),
-                )
-                await self._db.commit()
-            except aiosqlite.IntegrityError:
-                await self._db.rollback()
-                raise ChannelBusy(record.channel_id) from None
-        record.id = cursor.lastrowid
+            record.id = await self._in_thread(_insert_table, record, time.time())
+        record.revision = 0
         return record
 
-    async def save_table(self, record: TableRecord, move: tuple[str, str] | None = None) -> None:
-        """Write the table's current state, and the move that produced it, in one commit."""
+    async def save_table(
+        self,
+        record: TableRecord,
+        move: tuple[str, str] | None = None,
+        *,
+        expect_revision: int | None = None,
+    ) -> None:
+        """Write the table and the move that produced it in one transaction and one trip.
+
+        The save replaces ``expect_revision`` (default: the record's own revision) and
+        bumps it; StaleWrite if the database holds another revision, so a stale writer
+        never overwrites newer state. The record's revision is updated only on success.
+        """
         if record.id is None:
             raise ValueError("save_table needs a table that was created first")
-        now = time.time()
+        expected = record.revision if expect_revision is None else expect_revision
         async with self._write:
-            try:
-                await self._db.execute(
-                    "UPDATE tables SET message_id = ?, host_id = ?, status = ?, options = ?,"
-                    " seats = ?, state = ?, move_number = ?, extra = ?, updated_at = ?"
-                    " WHERE id = ?",
-                    (
-                        record.message_id,
-                        record.host_id,
-                        record.status,
-                        _dump(record.options),
-                        _dump(record.seats),
-                        None if record.state is None else _dump(record.state),
-                        record.move_number,
-                        _dump(record.extra),
-                        now,
-                        record.id,
-                    ),
-                )
-                if move is not None:
-                    await self._db.execute(
-                        "INSERT INTO moves (table_id, move_number, player, action, at)"
-                        " VALUES (?, ?, ?, ?, ?)",
-                        (record.id, record.move_number, move[0], move[1], now),
-                    )
-                await self._db.commit()
-            except BaseException:
-                await self._db.rollback()
-                raise
+            await self._in_thread(_update_table, record, move, expected, time.time())
+        record.revision = expected + 1
+
+    async def discard_table(self, table_id: int) -> None:
+        """Delete a table that never reached its channel (its lobby message failed)."""
+        async with self._write:
+            await self._in_thread(_discard_table, table_id)
 
     async def get_table(self, table_id: int) -> TableRecord | None:
         """The table with this id, or None."""
@@ -281,3 +316,105 @@ class Storage:
             except BaseException:
                 await self._db.rollback()
                 raise
+
+
+# -- work done on the database thread (one transaction each) ---------------------------
+
+
+def _migrate_step(connection: sqlite3.Connection, step: Migration, version: int) -> None:
+    try:
+        connection.execute("BEGIN")
+        if isinstance(step, str):
+            for statement in step.split(";"):
+                if statement.strip():
+                    connection.execute(statement)
+        else:
+            step(connection)
+        connection.execute(f"PRAGMA user_version = {version}")
+        connection.commit()
+    except BaseException:
+        connection.rollback()
+        raise
+
+
+def _insert_table(connection: sqlite3.Connection, record: TableRecord, now: float) -> int:
+    try:
+        cursor = connection.execute(
+            "INSERT INTO tables (game, guild_id, channel_id, message_id, host_id, status,"
+            " options, seats, state, move_number, meta, created_at, updated_at, revision)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            (
+                record.game,
+                record.guild_id,
+                record.channel_id,
+                record.message_id,
+                record.host_id,
+                record.status,
+                _dump(record.options),
+                _dump(record.seats),
+                None if record.state is None else _dump(record.state),
+                record.move_number,
+                _dump(record.meta),
+                now,
+                now,
+            ),
+        )
+        connection.commit()
+    except sqlite3.IntegrityError:
+        connection.rollback()
+        raise ChannelBusy(record.channel_id) from None
+    except BaseException:
+        connection.rollback()
+        raise
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def _update_table(
+    connection: sqlite3.Connection,
+    record: TableRecord,
+    move: tuple[str, str] | None,
+    expected: int,
+    now: float,
+) -> None:
+    try:
+        cursor = connection.execute(
+            "UPDATE tables SET message_id = ?, host_id = ?, status = ?, options = ?,"
+            " seats = ?, state = ?, move_number = ?, meta = ?, updated_at = ?,"
+            " revision = revision + 1 WHERE id = ? AND revision = ?",
+            (
+                record.message_id,
+                record.host_id,
+                record.status,
+                _dump(record.options),
+                _dump(record.seats),
+                None if record.state is None else _dump(record.state),
+                record.move_number,
+                _dump(record.meta),
+                now,
+                record.id,
+                expected,
+            ),
+        )
+        if cursor.rowcount != 1:
+            raise StaleWrite(f"table {record.id} is no longer at revision {expected}")
+        if move is not None:
+            connection.execute(
+                "INSERT INTO moves (table_id, move_number, player, action, at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (record.id, record.move_number, move[0], move[1], now),
+            )
+        connection.commit()
+    except BaseException:
+        connection.rollback()
+        raise
+
+
+def _discard_table(connection: sqlite3.Connection, table_id: int) -> None:
+    try:
+        connection.execute("DELETE FROM moves WHERE table_id = ?", (table_id,))
+        connection.execute("DELETE FROM tables WHERE id = ?", (table_id,))
+        connection.commit()
+    except BaseException:
+        connection.rollback()
+        raise

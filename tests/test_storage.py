@@ -129,12 +129,12 @@ async def test_create_assigns_ids(storage: Storage) -> None:
 
 
 async def test_round_trip(storage: Storage, db_path: Path) -> None:
-    """Options, seats, state and extra survive create, save and a fresh get."""
+    """Options, seats, state and metadata survive create, save and a fresh get."""
     record = await storage.create_table(
         lobby(
             options={"open_chips": True},
             seats=[11, 22, 33],
-            extra={"names": {"11": "Ann", "22": "Bo"}, "locale": "de"},
+            meta={"names": {"11": "Ann", "22": "Bo"}, "locale": "de"},
         )
     )
     assert record.id is not None
@@ -145,8 +145,8 @@ async def test_round_trip(storage: Storage, db_path: Path) -> None:
     record.host_id = 22
     record.state = {"version": 1, "pile": [3, 35], "chips": [11, 11, 11], "nested": {"a": None}}
     record.move_number = 7
-    record.extra["user_locales"] = {"11": "en-US", "22": "ru"}
-    record.extra["names"]["33"] = "Čeněk 🃏"
+    record.meta["user_locales"] = {"11": "en-US", "22": "ru"}
+    record.meta["names"]["33"] = "Čeněk 🃏"
     await storage.save_table(record)
 
     again = await reopen(db_path)

@@ -1,104 +1,24 @@
-"""The table layer shared by every game: open tables per channel, locks, user errors."""
+"""Answering interactions: privately, within Discord's 3-second window, errors in one place."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
+from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import discord
 
 from bot.i18n import t
-from bot.storage import Storage, TableRecord
+from bot.table.errors import UserError
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
 S = TypeVar("S")
-
-
-class UserError(Exception):
-    """Bad input from a user: answered ephemerally with a translated message, never logged."""
-
-    def __init__(self, key: str, /, **params: object) -> None:
-        super().__init__(key)
-        self.key = key
-        self.params = params
-
-
-class TableMovedOn(UserError):
-    """A click on a button of an older turn, an older game or a finished game."""
-
-    def __init__(self) -> None:
-        super().__init__("table.moved_on")
-
-
-class Tables:
-    """Open tables kept in memory (and in storage), one per channel, with a lock each."""
-
-    def __init__(self, storage: Storage) -> None:
-        self.storage = storage
-        self._by_id: dict[int, TableRecord] = {}
-        self._by_channel: dict[int, int] = {}
-        self._locks: dict[int, asyncio.Lock] = {}
-
-    def lock(self, channel_id: int) -> asyncio.Lock:
-        """The lock that serialises every change to the table in one channel."""
-        lock = self._locks.get(channel_id)
-        if lock is None:
-            lock = self._locks[channel_id] = asyncio.Lock()
-        return lock
-
-    def remember(self, record: TableRecord) -> None:
-        """Keep an open table in memory."""
-        assert record.id is not None
-        self._by_id[record.id] = record
-        self._by_channel[record.channel_id] = record.id
-
-    def forget(self, record: TableRecord) -> None:
-        """Drop a closed table from memory and free its channel."""
-        if record.id is not None:
-            self._by_id.pop(record.id, None)
-            if self._by_channel.get(record.channel_id) == record.id:
-                del self._by_channel[record.channel_id]
-
-    def get(self, table_id: int) -> TableRecord | None:
-        """An open table by id, or None if it is closed or unknown."""
-        return self._by_id.get(table_id)
-
-    def in_channel(self, channel_id: int) -> TableRecord | None:
-        """The open table in a channel, or None."""
-        table_id = self._by_channel.get(channel_id)
-        return None if table_id is None else self._by_id.get(table_id)
-
-    def __iter__(self) -> Iterator[TableRecord]:
-        return iter(list(self._by_id.values()))
-
-    def __len__(self) -> int:
-        return len(self._by_id)
-
-    async def restore(self, game: str) -> list[TableRecord]:
-        """Load every open table of a game from storage into memory."""
-        records = await self.storage.open_tables(game)
-        for record in records:
-            self.remember(record)
-        return records
-
-    async def save(self, record: TableRecord, move: tuple[str, str] | None = None) -> None:
-        """Commit a table; closed tables leave memory and free their channel."""
-        await self.storage.save_table(record, move)
-        if record.is_open:
-            self.remember(record)
-        else:
-            self.forget(record)
-
-
-def jump_url(record: TableRecord) -> str:
-    """A link to the table's public message."""
-    guild = record.guild_id if record.guild_id is not None else "@me"
-    return f"https://discord.com/channels/{guild}/{record.channel_id}/{record.message_id}"
 
 
 async def reply_ephemeral(
@@ -124,6 +44,9 @@ async def answer_error(
     """
     if isinstance(error, UserError):
         await reply_ephemeral(interaction, t(error.key, interaction.locale, **error.params))
+        if error.__cause__ is not None and not isinstance(error.__cause__, UserError):
+            # An apology for a failed save: the cause was logged where it happened.
+            log.info("answered %s after %r (%s)", error.key, error.__cause__, context)
         return
     try:
         await reply_ephemeral(interaction, t("error.unexpected", interaction.locale))
@@ -154,3 +77,73 @@ def answers_user_errors(
     # them where the command was written instead.
     wrapper.__signature__ = inspect.signature(func, eval_str=True)  # type: ignore[attr-defined]
     return wrapper
+
+
+# Discord wants an answer within 3 seconds; a click still working after this long is
+# deferred, and its message edited once the work is done.
+ANSWER_WITHIN = 2.0
+
+
+class Reply:
+    """One click's answer: deferred if the work is slow, then the message edited once.
+
+    Use as ``async with Reply(interaction) as reply:``; `edit` and `send` work whether or
+    not the click was deferred meanwhile.
+    """
+
+    def __init__(self, interaction: discord.Interaction, *, within: float = ANSWER_WITHIN) -> None:
+        self.interaction = interaction
+        self.within = within
+        self._guard: asyncio.Task[None] | None = None
+        self._deferring = False
+
+    async def __aenter__(self) -> Reply:
+        self._guard = asyncio.create_task(self._defer_when_slow())
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        await self._settle()
+
+    async def _defer_when_slow(self) -> None:
+        await asyncio.sleep(self.within)
+        if not self.interaction.response.is_done():
+            self._deferring = True
+            log.info("deferring a slow answer (interaction %s)", self.interaction.id)
+            if self.interaction.type is discord.InteractionType.component:
+                await self.interaction.response.defer()  # then the message is edited
+            else:
+                await self.interaction.response.defer(ephemeral=True, thinking=True)
+
+    async def _settle(self) -> None:
+        """Stop the guard; if it is deferring right now, let it finish first."""
+        guard, self._guard = self._guard, None
+        if guard is None:
+            return
+        if not guard.done() and not self._deferring:
+            # Cancel only while it sleeps: a defer already on its way must complete.
+            guard.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await guard
+
+    async def edit(self, **fields: Any) -> bool:
+        """Edit the message the component is on (the click's answer); True when done."""
+        await self._settle()
+        response = self.interaction.response
+        if response.is_done():
+            await self.interaction.edit_original_response(**fields)
+        else:
+            await response.edit_message(**fields)
+        return True
+
+    async def send(self, content: str | None = None, **fields: Any) -> None:
+        """Answer privately (a new ephemeral message)."""
+        await self._settle()
+        if self.interaction.response.is_done():
+            await self.interaction.followup.send(content, ephemeral=True, **fields)
+        else:
+            await self.interaction.response.send_message(content, ephemeral=True, **fields)

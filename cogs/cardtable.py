@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import TYPE_CHECKING
 
@@ -11,7 +10,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.i18n import language_of, t
-from bot.table import UserError, answers_user_errors
+from bot.interactions import answers_user_errors
+from bot.table.errors import UserError
 
 if TYPE_CHECKING:
     from bot.app import CardtableBot
@@ -29,14 +29,6 @@ def language_name(code: str) -> str:
     return LANGUAGES.get(code, code)
 
 
-def guild_language(client: discord.Client, guild_id: int | None) -> str | None:
-    """The language a server chose for public table messages (cached: no query), or None."""
-    cog = client.get_cog(COG_NAME) if isinstance(client, commands.Bot) else None
-    # Duck-typed: discord.py loads extensions as fresh modules, so isinstance may not hold.
-    language_for = getattr(cog, "language_for", None)
-    return language_for(guild_id) if language_for is not None else None
-
-
 def can_configure(interaction: discord.Interaction) -> bool:
     """Whether the user may change the bot's settings here (Manage Server)."""
     permissions = interaction.permissions
@@ -44,7 +36,7 @@ def can_configure(interaction: discord.Interaction) -> bool:
 
 
 class Cardtable(commands.Cog, name=COG_NAME):
-    """Server settings, kept in memory so every click can read them without a query."""
+    """Server settings; the bot's language service caches them for every click."""
 
     # Discord hides the group from members without Manage Server; the command checks it
     # again, because a server may grant the command to other roles in its integrations.
@@ -57,77 +49,31 @@ class Cardtable(commands.Cog, name=COG_NAME):
 
     def __init__(self, bot: CardtableBot) -> None:
         self.bot = bot
-        # guild id -> chosen language; None is cached too ("no setting"), so misses are rare.
-        self._languages: dict[int, str | None] = {}
-        self._loading: dict[int, asyncio.Task[str | None]] = {}
+        self.languages = bot.languages
 
     async def cog_load(self) -> None:
         """Read the settings of the servers already connected (when reloaded while running)."""
         for guild in self.bot.guilds:
-            await self.load_language(guild.id)
-
-    async def cog_unload(self) -> None:
-        """Stop background reads that would outlive the cog."""
-        for task in self._loading.values():
-            task.cancel()
+            await self.languages.load(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:
         """Cache a server's language when it comes online, before its first click."""
-        await self.load_language(guild.id)
+        await self.languages.load(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
         """Cache the language of a server the bot joins (normally none yet)."""
-        await self.load_language(guild.id)
+        await self.languages.load(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """Forget a server the bot left; its setting stays stored for a return."""
-        self._languages.pop(guild.id, None)
-
-    # -- the cache ---------------------------------------------------------------------
+        self.languages.forget(guild.id)
 
     def language_for(self, guild_id: int | None) -> str | None:
-        """The server's chosen language for public table messages, or None; never queries."""
-        if guild_id is None:
-            return None
-        try:
-            return self._languages[guild_id]
-        except KeyError:
-            # Not loaded yet (a click racing the guild's arrival): read it in the background
-            # so the next message is right, and use the server's default meanwhile.
-            self._load_soon(guild_id)
-            return None
-
-    def _load_soon(self, guild_id: int) -> None:
-        if guild_id in self._loading:
-            return
-        try:
-            task = asyncio.get_running_loop().create_task(self.load_language(guild_id))
-        except RuntimeError:  # no running loop: called from synchronous code
-            return
-        self._loading[guild_id] = task
-        task.add_done_callback(lambda done: self._loaded(guild_id, done))
-
-    def _loaded(self, guild_id: int, task: asyncio.Task[str | None]) -> None:
-        self._loading.pop(guild_id, None)
-        # A failed read is only logged: the next lookup tries again.
-        if not task.cancelled() and task.exception() is not None:
-            log.error(
-                "could not read the language of guild %s", guild_id, exc_info=task.exception()
-            )
-
-    async def load_language(self, guild_id: int) -> str | None:
-        """Read a server's language from storage into the cache and return it."""
-        language = await self.bot.storage.get_guild_language(guild_id)
-        # setdefault: a /cardtable language answered while we read must not be overwritten.
-        return self._languages.setdefault(guild_id, language)
-
-    async def set_language(self, guild_id: int, language: str | None) -> None:
-        """Store a server's language (None: follow the server's Discord language)."""
-        await self.bot.storage.set_guild_language(guild_id, language)
-        self._languages[guild_id] = language
+        """The server's chosen language for public table messages (see GuildLanguages)."""
+        return self.languages.language_for(guild_id)
 
     # -- commands --------------------------------------------------------------------
 
@@ -152,14 +98,14 @@ class Cardtable(commands.Cog, name=COG_NAME):
             raise UserError("settings.not_admin")
         assert interaction.guild_id is not None  # the group is guild-only
         if language == SERVER_DEFAULT:
-            await self.set_language(interaction.guild_id, None)
+            await self.languages.set(interaction.guild_id, None)
             text = t(
                 "settings.language.cleared",
                 interaction.locale,
                 language=language_name(language_of(interaction.guild_locale)),
             )
         elif language in LANGUAGES:
-            await self.set_language(interaction.guild_id, language)
+            await self.languages.set(interaction.guild_id, language)
             text = t("settings.language.set", interaction.locale, language=LANGUAGES[language])
         else:
             # Discord only sends the offered choices; anything else is a bug worth a log.

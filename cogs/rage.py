@@ -1,324 +1,134 @@
-"""The Rage table: `/rage` commands, the live table message, private hands, bids and plays."""
+"""The Rage table: its spec, `/rage` commands, and bids and plays from private hands."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
 from discord import app_commands
 
 from bot.ai import RageMemory, choose_rage_action
-from bot.engines.errors import IllegalMove, InvalidSetup, NotYourTurn, UnknownPlayer
-from bot.engines.rage import (
-    JOKER,
-    Bid,
-    Card,
-    Colour,
-    MustFollowSuit,
-    Phase,
-    Play,
-    RageOptions,
-    RageState,
-    WrongPhase,
-)
+from bot.engines.errors import InvalidSetup
+from bot.engines.rage import JOKER, Bid, Card, Colour, Phase, Play, RageOptions, RageState
 from bot.i18n import t
-from bot.render import rage as render
-from bot.storage import TableRecord
-from bot.table import TableMovedOn, UserError, answers_user_errors
-from bot.tablecog import (
-    LEVEL_CHOICES,
-    GameTableCog,
-    Letter,
-    TableButton,
-    TableSelect,
-    remember_locale,
-    static_view,
-)
+from bot.interactions import Reply, answers_user_errors
+from bot.render.components import Click
+from bot.render.rage import OPTION_NAMES, RageRenderer, hand_message
+from bot.table.errors import TableMovedOn, UserError
+from bot.table.session import Draft, TableSession
+from bot.table.spec import GameSpec
+from bot.tablecog import LEVEL_CHOICES, GameTableCog, locale_code, seat_of
 
 if TYPE_CHECKING:
     from bot.app import CardtableBot
 
 GAME = "rage"
-OPTION_NAMES = ("plus_minus_one", "hidden_bids", "secret_bids", "sweep")
 
 
-def table_view(record: TableRecord, state: RageState, locale: object) -> discord.ui.View:
-    """The one public button: Show my hand (bids and plays happen in the private view)."""
-    assert record.id is not None
-    view = static_view()
-    view.add_item(
-        TableButton.make(
-            GAME,
-            record.id,
-            state.move_number,
-            "hand",
-            label=t("rage.button.hand", locale),
-            style=discord.ButtonStyle.primary,
-            emoji="🂠",
+def parse_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Check the variants: hidden and secret bids exclude each other, ±1 needs open bids."""
+    variants = {name: bool(options.get(name)) for name in OPTION_NAMES}
+    try:
+        RageOptions(**variants)
+    except InvalidSetup:
+        key = (
+            "rage.options.hidden_and_secret"
+            if variants["hidden_bids"] and variants["secret_bids"]
+            else "rage.options.plus_minus_open"
         )
-    )
-    return view
+        raise UserError(key) from None
+    return {**dict(options), **variants}
 
 
-def hand_message(
-    record: TableRecord,
-    state: RageState,
-    player: str,
-    locale: object,
-    *,
-    note: str | None = None,
-    joker: bool = False,
-) -> dict[str, Any]:
-    """A player's private view: the sorted hand and, on their turn, exactly the legal choices."""
-    assert record.id is not None
-    seat = state.seat(player)
-    lines = [note] if note else []
-    lines.append(t("rage.hand.title", locale, round=state.round))
-    lines.append(render.hand_text(state.hand(player), locale, state.trump))
-    lines.append(render.trump_line(state, locale))
-    own_bid = state.bids[seat]
-    if own_bid is not None:
-        lines.append(t("rage.hand.status", locale, bid=own_bid, tricks=state.tricks_won[seat]))
-    view = static_view()
-    move = state.move_number
-    if player in state.players_to_act():
-        legal = state.legal_actions(player)
-        if state.phase is Phase.BIDDING:
-            lines.append(t("rage.hand.your_bid", locale))
-            options = [
-                discord.SelectOption(
-                    label=t("rage.select.bid", locale, count=a.tricks), value=str(a.tricks)
-                )
-                for a in legal
-                if isinstance(a, Bid)
-            ]
-            view.add_item(
-                TableSelect.make(
-                    GAME,
-                    record.id,
-                    move,
-                    "bid",
-                    placeholder=t("rage.select.bid_placeholder", locale),
-                    options=options,
-                    arg=str(state.round),
-                )
-            )
-        elif joker:
-            lines.append(t("rage.hand.joker_colour", locale))
-            colours = sorted(
-                {
-                    a.colour
-                    for a in legal
-                    if isinstance(a, Play) and a.card == JOKER and a.colour is not None
-                }
-            )
-            options = [
-                discord.SelectOption(label=render.colour_name(colour, locale), value=colour.code)
-                for colour in colours
-            ]
-            view.add_item(
-                TableSelect.make(
-                    GAME,
-                    record.id,
-                    move,
-                    "joker",
-                    placeholder=t("rage.select.colour_placeholder", locale),
-                    options=options,
-                )
-            )
-        else:
-            lines.append(t("rage.hand.your_turn", locale))
-            cards: list[Card] = []
-            for action in legal:
-                if isinstance(action, Play) and action.card not in cards:
-                    cards.append(action.card)
-            options = [
-                discord.SelectOption(label=render.card_name(card, locale), value=card.code)
-                for card in render.sort_hand(cards, state.trump)
-            ]
-            view.add_item(
-                TableSelect.make(
-                    GAME,
-                    record.id,
-                    move,
-                    "play",
-                    placeholder=t("rage.select.card_placeholder", locale),
-                    options=options,
-                )
-            )
-    return {"content": "\n".join(lines), "view": view}
+def new_game(players: Sequence[str], seed: int, options: Mapping[str, Any]) -> RageState:
+    """Deal round 1 for the seated players with the table's variants."""
+    variants = RageOptions(**{name: bool(options.get(name)) for name in OPTION_NAMES})
+    return RageState.new(list(players), seed=seed, options=variants)
+
+
+def choose(view: Any, level: str, rng: random.Random, memory: Any) -> Any:
+    """A computer's bid or card from the seat's own view and its memory of the round."""
+    return choose_rage_action(view, level, rng, memory)
+
+
+SPEC = GameSpec(
+    name=GAME,
+    min_players=3,
+    max_players=8,
+    new_engine=new_game,
+    engine_from_dict=RageState.from_dict,
+    renderer=RageRenderer(),
+    choose=choose,
+    parse_options=parse_options,
+    # One memory per seat, built only from that seat's views; after a restart it starts
+    # again from the last finished trick, as a player who looked away would.
+    new_memory=RageMemory,
+)
+
+
+class StaleHand(TableMovedOn):
+    """A choice from a private view that is out of date: answered with the current one."""
 
 
 class Rage(GameTableCog):
     """Rage tables: one per channel, persisted move by move."""
 
-    game: ClassVar[str] = GAME
-    min_players: ClassVar[int] = 3
-    max_players: ClassVar[int] = 8
-    colour: ClassVar[discord.Colour] = render.COLOUR
+    spec: ClassVar[GameSpec] = SPEC
+    private_actions: ClassVar[tuple[str, ...]] = ("hand",)
 
     group = app_commands.Group(name="rage", description="Play Rage at this table")
 
-    def __init__(self, bot: CardtableBot) -> None:
-        super().__init__(bot)
-        self.memories: dict[tuple[str, str], RageMemory] = {}
+    def hand(self, session: TableSession, player: str, locale: object, **kw: Any) -> Any:
+        """A player's private hand message."""
+        return hand_message(session.facts(), session.player_view(player), locale, **kw)
 
-    # -- the game's hooks -------------------------------------------------------------
-
-    def create_engine(self, record: TableRecord, seed: int) -> RageState:
-        """Deal round 1 for the seated players with the table's variants."""
-        options = RageOptions(**{name: bool(record.options.get(name)) for name in OPTION_NAMES})
-        return RageState.new([str(seat) for seat in record.seats], seed=seed, options=options)
-
-    def engine_from_dict(self, state: dict[str, Any]) -> RageState:
-        """Rebuild a stored game."""
-        return RageState.from_dict(state)
-
-    def option_lines(self, record: TableRecord, locale: object) -> list[str]:
-        """The variants in force, or 'standard rules'."""
-        lines = [
-            t(f"rage.option.{name}", locale) for name in OPTION_NAMES if record.options.get(name)
-        ]
-        return lines or [t("rage.option.none", locale)]
-
-    def render_table(
-        self, record: TableRecord, engine: RageState, locale: object
-    ) -> dict[str, Any]:
-        """The live table, or the final standings after round 10."""
-        if engine.is_over:
-            return {
-                "content": None,
-                "embed": render.final_embed(record, engine, locale),
-                "view": self.final_view(record, locale),
-            }
-        return {
-            "content": None,
-            "embed": render.game_embed(record, engine, locale),
-            "view": table_view(record, engine, locale),
-        }
-
-    async def unlocked_action(
-        self, interaction: discord.Interaction, record: TableRecord, action: str
-    ) -> bool:
-        """Show my hand only reads, so it needs no lock."""
-        if action != "hand":
-            return False
-        await self._show_hand(interaction, record)
-        return True
-
-    async def _show_hand(self, interaction: discord.Interaction, record: TableRecord) -> None:
-        assert record.id is not None
-        state = self.engines.get(record.id)
-        if state is None or record.status != "running":
-            raise TableMovedOn()
-        player = str(interaction.user.id)
-        if player not in state.players:
-            raise UserError("table.not_seated")
-        message = hand_message(record, state, player, interaction.locale)
-        await interaction.response.send_message(**message, ephemeral=True)
-
-    async def game_action(
-        self,
-        interaction: discord.Interaction,
-        record: TableRecord,
-        engine: RageState,
-        move: int,
-        action: str,
-        arg: str,
-        values: list[str],
-    ) -> list[Letter]:
+    async def game_click(
+        self, interaction: discord.Interaction, reply: Reply, session: TableSession, click: Click
+    ) -> Draft | None:
         """A bid, a card, or a Joker's colour from a player's private view."""
-        player = self.seat_check(interaction, record)
+        player = seat_of(interaction, session)
         locale = interaction.locale
-        if action not in ("bid", "play", "joker") or len(values) != 1:
-            raise TableMovedOn()
-        if move != engine.move_number and not self._bid_still_open(engine, player, action, arg):
-            # An old private view (from before other moves or a restart): show the current one.
-            note = t("rage.hand.stale", locale)
-            await interaction.response.edit_message(
-                **hand_message(record, engine, player, locale, note=note)
-            )
-            return []
-        choice = values[0]
+        if click.action not in ("bid", "play", "joker") or len(click.values) != 1:
+            raise ValueError(f"unknown Rage choice {click.action!r} {click.values!r}")
+        choice = click.values[0]
+        chosen: Bid | Play | None  # None: a Joker whose colour is still to be named
         try:
-            if action == "bid":
-                chosen: Bid | Play = Bid(int(choice))
-            elif action == "joker":
+            if click.action == "bid":
+                chosen = Bid(int(choice))
+            elif click.action == "joker":
                 chosen = Play(JOKER, Colour.parse(choice))
             else:
                 card = Card.parse(choice)
-                if card == JOKER:
-                    await interaction.response.edit_message(
-                        **hand_message(record, engine, player, locale, joker=True)
-                    )
-                    return []
-                chosen = Play(card)
+                chosen = None if card == JOKER else Play(card)
         except ValueError:
             raise TableMovedOn() from None
-        self._apply(engine, player, chosen)
-        remember_locale(record, interaction)
-        await self.commit(record, engine, player, str(chosen))
-        if engine.is_over:
-            await interaction.response.edit_message(
-                content=t("rage.hand.game_over", locale), view=None
-            )
-        else:
-            await interaction.response.edit_message(**hand_message(record, engine, player, locale))
-        await self.edit_table_message(record, **self.publish(record, engine))
-        return []
 
-    def acting_players(self, engine: RageState) -> list[str]:
-        """Everyone who may act now (several during hidden or secret bidding)."""
-        return list(engine.players_to_act())
+        def step(draft: Draft) -> None:
+            engine = draft.engine
+            if click.move != engine.move_number and not bid_still_open(engine, player, click):
+                raise StaleHand()
+            if chosen is None:
+                raise JokerNeedsColour()
+            draft.human_move(player, chosen, expected_move=None, locale=locale_code(interaction))
 
-    def computer_action(
-        self, engine: RageState, player: str, level: str, rng: random.Random
-    ) -> Bid | Play:
-        """A computer's bid or card from the player's own view (and its memory of the round)."""
-        # One memory per seat, built only from that seat's views; after a restart it starts
-        # again from the last finished trick, as a player who looked away would.
-        memory = self.memories.setdefault((str(engine.seed), player), RageMemory())
-        return choose_rage_action(engine.view(player), level, rng, memory)
+        async def answer() -> bool:
+            if session.engine is not None and session.engine.is_over:
+                await reply.edit(content=t("rage.hand.game_over", locale), view=None)
+            else:
+                await reply.edit(**self.hand(session, player, locale))
+            return False  # the public table is edited by the publisher
 
-    def apply_action(
-        self, record: TableRecord, engine: RageState, player: str, action: Bid | Play
-    ) -> tuple[str, list[Letter]]:
-        """Apply a computer's (or a timed-out player's) bid or card."""
-        engine.apply(player, action)
-        if engine.is_over:
-            for key in [key for key in self.memories if key[0] == str(engine.seed)]:
-                del self.memories[key]
-        return str(action), []
-
-    @staticmethod
-    def _bid_still_open(engine: RageState, player: str, action: str, arg: str) -> bool:
-        """With simultaneous bids other players' bids move the game on; a bid stays valid."""
-        return (
-            action == "bid"
-            and engine.options.simultaneous_bids
-            and engine.phase is Phase.BIDDING
-            and arg == str(engine.round)
-            and player in engine.players_to_act()
-        )
-
-    @staticmethod
-    def _apply(engine: RageState, player: str, chosen: Bid | Play) -> None:
         try:
-            engine.apply(player, chosen)
-        except UnknownPlayer:
-            raise UserError("table.not_seated") from None
-        except NotYourTurn:
-            waiting = ", ".join(f"<@{p}>" for p in engine.players_to_act())
-            raise UserError("rage.not_your_turn", players=waiting) from None
-        except MustFollowSuit:
-            led = engine.led_colour
-            assert led is not None
-            raise UserError("rage.must_follow", colour=render.colour_name(led, None)) from None
-        except WrongPhase:
-            raise TableMovedOn() from None
-        except IllegalMove as error:
-            raise UserError("rage.illegal", reason=str(error)) from None
+            return await session.change(step, then=answer)
+        except StaleHand:
+            # An old private view (from before other moves or a restart): show the current one.
+            note = t("rage.hand.stale", locale)
+            await reply.edit(**self.hand(session, player, locale, note=note))
+        except JokerNeedsColour:
+            await reply.edit(**self.hand(session, player, locale, joker=True))
+        return None
 
     # -- commands -----------------------------------------------------------------------
 
@@ -352,17 +162,8 @@ class Rage(GameTableCog):
             "hidden_bids": hidden_bids,
             "secret_bids": secret_bids,
             "sweep": sweep,
+            "turn_seconds": turn_seconds,
         }
-        try:
-            RageOptions(**options)
-        except InvalidSetup:
-            key = (
-                "rage.options.hidden_and_secret"
-                if hidden_bids and secret_bids
-                else "rage.options.plus_minus_open"
-            )
-            raise UserError(key) from None
-        options["turn_seconds"] = turn_seconds
         await self.open_table(interaction, options, bots=bots, level=bot_level)
 
     @group.command(name="stop", description="End the Rage table in this channel")
@@ -376,16 +177,34 @@ class Rage(GameTableCog):
     @answers_user_errors
     async def rules(self, interaction: discord.Interaction) -> None:
         """Show the rules privately."""
-        await interaction.response.send_message(
-            embed=render.rules_embed(interaction.locale), ephemeral=True
-        )
+        await self.show_rules(interaction)
 
     @group.command(name="hand", description="Your hand in this channel's Rage game")
     @app_commands.guild_only()
     @answers_user_errors
-    async def hand(self, interaction: discord.Interaction) -> None:
+    async def hand_command(self, interaction: discord.Interaction) -> None:
         """Show the caller's hand privately, with the bid or card choices on their turn."""
-        await self._show_hand(interaction, self.running_record(interaction))
+        session = self.running_session(interaction)
+        player = seat_of(interaction, session)
+        await interaction.response.send_message(
+            **self.hand(session, player, interaction.locale), ephemeral=True
+        )
+        await self.tables.take_hint(session, player)
+
+
+class JokerNeedsColour(TableMovedOn):
+    """A Joker was chosen: ask for its colour before anything is played."""
+
+
+def bid_still_open(engine: Any, player: str, click: Click) -> bool:
+    """With simultaneous bids other players' bids move the game on; a bid stays valid."""
+    return (
+        click.action == "bid"
+        and engine.options.simultaneous_bids
+        and engine.phase is Phase.BIDDING
+        and click.arg == str(engine.round)
+        and player in engine.acting_players()
+    )
 
 
 async def setup(bot: CardtableBot) -> None:

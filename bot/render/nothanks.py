@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import discord
 
-from bot.engines.nothanks import PASS, NoThanksGame, runs, score
+from bot.engines.nothanks import PASS, PlayerView, rank_standings, runs, score
 from bot.i18n import t
-from bot.storage import TableRecord
-from bot.tablecog import mention, name_of
+from bot.render.components import TableButton, static_view
+from bot.table.spec import MessageFields, TableFacts
 
 COLOUR = discord.Colour(0xE67E22)
 HISTORY_LINES = 5
@@ -21,11 +24,11 @@ def format_runs(cards: list[int]) -> str:
     return " · ".join(parts)
 
 
-def history_lines(record: TableRecord, game: NoThanksGame, locale: object) -> list[str]:
+def history_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[str]:
     """The last few moves in words, newest last."""
     lines = []
     for move in game.history[-HISTORY_LINES:]:
-        player = name_of(record, game.players[move.seat])
+        player = facts.name(game.players[move.seat])
         if move.action is PASS:
             lines.append(t("nothanks.log.pass", locale, player=player, card=move.card))
         else:
@@ -41,15 +44,15 @@ def history_lines(record: TableRecord, game: NoThanksGame, locale: object) -> li
     return lines
 
 
-def _player_field_value(game: NoThanksGame, seat: int, locale: object) -> str:
-    cards = game.cards[seat]
+def _player_field_value(game: PlayerView, player: str, locale: object) -> str:
+    cards = game.cards[player]
     if not cards:
         return t("nothanks.game.no_cards", locale)
     points = score(cards, 0)
     return t("nothanks.game.cards", locale, runs=format_runs(cards), points=points)
 
 
-def game_embed(record: TableRecord, game: NoThanksGame, locale: object) -> discord.Embed:
+def game_embed(facts: TableFacts, game: PlayerView, locale: object) -> discord.Embed:
     """The live table: current card, chips on it, whose turn, pile, players' cards, last moves."""
     embed = discord.Embed(title=t("nothanks.game.title", locale), colour=COLOUR)
     active = game.active_player
@@ -61,18 +64,19 @@ def game_embed(record: TableRecord, game: NoThanksGame, locale: object) -> disco
                 card=game.current_card,
                 count=game.chips_on_card,
             ),
-            t("nothanks.game.turn", locale, player=mention(record, active or "")),
+            t("nothanks.game.turn", locale, player=facts.mention(active or "")),
             t("nothanks.game.pile", locale, count=game.cards_left),
         ]
     )
-    for seat, player in enumerate(game.players):
-        name = name_of(record, player)
-        if game.open_chips:
-            name = t("nothanks.game.player_chips", locale, player=name, count=game.chips[seat])
-        if seat == game.active:
+    for player in game.players:
+        name = facts.name(player)
+        chips = game.chips[player]
+        if game.open_chips and chips is not None:
+            name = t("nothanks.game.player_chips", locale, player=name, count=chips)
+        if player == active:
             name = f"▶ {name}"
-        embed.add_field(name=name, value=_player_field_value(game, seat, locale), inline=True)
-    lines = history_lines(record, game, locale)
+        embed.add_field(name=name, value=_player_field_value(game, player, locale), inline=True)
+    lines = history_lines(facts, game, locale)
     if lines:
         embed.add_field(
             name=t("nothanks.game.last_moves", locale), value="\n".join(lines), inline=False
@@ -84,7 +88,7 @@ def game_embed(record: TableRecord, game: NoThanksGame, locale: object) -> disco
         text=t(
             "nothanks.game.footer",
             locale,
-            table=record.id,
+            table=facts.id,
             move=game.move_number,
             mode=t(chips_mode, locale),
         )
@@ -92,10 +96,16 @@ def game_embed(record: TableRecord, game: NoThanksGame, locale: object) -> disco
     return embed
 
 
-def final_embed(record: TableRecord, game: NoThanksGame, locale: object) -> discord.Embed:
+def final_embed(facts: TableFacts, game: PlayerView, locale: object) -> discord.Embed:
     """The final scoreboard: runs, card points, chips, total and rank; the removed cards."""
-    standings = game.standings()
-    winners = [name_of(record, s.player) for s in standings if s.rank == 1]
+    # At the end every chip is public, so the view holds all a scoreboard needs.
+    standings = rank_standings(
+        [
+            (player, seat, game.cards[player], game.chips[player] or 0)
+            for seat, player in enumerate(game.players)
+        ]
+    )
+    winners = [facts.name(s.player) for s in standings if s.rank == 1]
     embed = discord.Embed(title=t("nothanks.final.title", locale), colour=discord.Colour.gold())
     key = "nothanks.final.winner" if len(winners) == 1 else "nothanks.final.shared"
     embed.description = t(key, locale, players=", ".join(winners), total=standings[0].total)
@@ -107,7 +117,7 @@ def final_embed(record: TableRecord, game: NoThanksGame, locale: object) -> disc
                 "nothanks.final.row_title",
                 locale,
                 medal=medals.get(row.rank, f"{row.rank}."),
-                player=name_of(record, row.player),
+                player=facts.name(row.player),
                 total=row.total,
             ),
             value=t(
@@ -122,20 +132,21 @@ def final_embed(record: TableRecord, game: NoThanksGame, locale: object) -> disc
         )
     embed.add_field(
         name=t("nothanks.final.removed", locale),
-        value=", ".join(str(card) for card in game.removed),
+        value=", ".join(str(card) for card in game.removed or []),
         inline=False,
     )
     embed.set_footer(
-        text=t("nothanks.final.footer", locale, table=record.id, moves=game.move_number)
+        text=t("nothanks.final.footer", locale, table=facts.id, moves=game.move_number)
     )
     return embed
 
 
-def private_text(game: NoThanksGame, player: str, locale: object) -> str:
+def private_text(game: PlayerView, locale: object) -> str:
     """A player's private summary: chips, cards and current score."""
-    seat = game.seat_of(player)
-    cards = game.cards[seat]
-    chips = game.chips[seat]
+    player = game.viewer
+    assert player is not None
+    cards = game.cards[player]
+    chips = game.chips[player] or 0
     lines = [t("nothanks.private.chips", locale, count=chips)]
     if cards:
         lines.append(t("nothanks.private.cards", locale, runs=format_runs(cards)))
@@ -167,3 +178,74 @@ def rules_embed(locale: object) -> discord.Embed:
             inline=False,
         )
     return embed
+
+
+def game_view(facts: TableFacts, game: PlayerView, locale: object) -> discord.ui.View:
+    """Take, No thanks! and My chips, stamped with the current move number."""
+    view = static_view()
+    buttons = (
+        ("take", "nothanks.button.take", discord.ButtonStyle.success, None),
+        ("pass", "nothanks.button.pass", discord.ButtonStyle.danger, None),
+        ("chips", "nothanks.button.chips", discord.ButtonStyle.secondary, "🪙"),
+    )
+    for action, key, style, emoji in buttons:
+        view.add_item(
+            TableButton.make(
+                facts.game,
+                facts.id,
+                game.move_number,
+                action,
+                label=t(key, locale),
+                style=style,
+                emoji=emoji,
+            )
+        )
+    return view
+
+
+class NoThanksRenderer:
+    """No Thanks!'s messages for the shared table."""
+
+    colour = COLOUR.value
+
+    def title(self, locale: object) -> str:
+        """The game's name in a language."""
+        return t("game.nothanks.name", locale)
+
+    def dm_closed_hint(self, locale: object) -> str:
+        """Where to see private information when DMs are closed."""
+        return t("nothanks.dm_closed", locale)
+
+    def option_lines(self, options: Mapping[str, Any], locale: object) -> list[str]:
+        """Open or private chips."""
+        if options.get("open_chips", False):
+            return [t("nothanks.option.open_chips_on", locale)]
+        return [t("nothanks.option.open_chips_off", locale)]
+
+    def table(self, facts: TableFacts, public: PlayerView, locale: object) -> MessageFields:
+        """The live table; the first move's message says who starts."""
+        content = None
+        if public.move_number == 0:
+            starter = facts.mention(public.active_player or "")
+            content = t("nothanks.game.started", locale, player=starter)
+        return {
+            "content": content,
+            "embed": game_embed(facts, public, locale),
+            "view": game_view(facts, public, locale),
+        }
+
+    def final(self, facts: TableFacts, public: PlayerView, locale: object) -> MessageFields:
+        """The final scoreboard."""
+        return {"embed": final_embed(facts, public, locale)}
+
+    def private(self, facts: TableFacts, view: PlayerView, locale: object) -> MessageFields:
+        """A player's chips, cards and score."""
+        return {"content": private_text(view, locale)}
+
+    def rules(self, locale: object) -> discord.Embed:
+        """The rules summary."""
+        return rules_embed(locale)
+
+    def describe(self, name: str, value: object, facts: TableFacts, locale: object) -> str | None:
+        """No Thanks! details (card numbers) read as they are."""
+        return None

@@ -13,6 +13,7 @@ from simcord.builders import ChannelHandle, GuildHandle
 from simcord.results import InteractionResult, to_discord_message
 
 from bot.engines.nothanks import NoThanksGame
+from bot.table.session import TableSession
 from cogs.nothanks import NoThanks
 
 NAMES = ["ana", "ben", "cid", "dora", "eli", "fay", "gus", "hal"]
@@ -28,6 +29,16 @@ class Table:
     players: list[Any]
     message_id: int
     table_id: int
+    last_session: TableSession | None = None
+
+    @property
+    def session(self) -> TableSession:
+        """The table's session: the live one, or the last one seen once the table closed."""
+        live = self.env.bot.tables.get(self.table_id)
+        if live is not None:
+            self.last_session = live
+        assert self.last_session is not None
+        return self.last_session
 
     @property
     def cog(self) -> NoThanks:
@@ -39,13 +50,17 @@ class Table:
 
     @property
     def game(self) -> NoThanksGame:
-        """The engine behind the running game (the test may look; players may not)."""
-        return self.cog.games[self.table_id]
+        """The engine behind the game (the test may look; players may not)."""
+        engine = self.session.engine
+        assert isinstance(engine, NoThanksGame)
+        return engine
 
     @property
     def running(self) -> bool:
         """Whether the game is still being played."""
-        return self.table_id in self.cog.games
+        return self.env.bot.tables.get(self.table_id) is not None and (
+            self.session.status == "running"
+        )
 
     @property
     def message(self) -> discord.Message:
@@ -115,8 +130,8 @@ async def open_table(
     players = [guild.add_member(env.create_user(name)) for name in (names or NAMES)[:count]]
     result = await players[0].slash(channel, "nothanks start", open_chips=open_chips)
     assert result.response is not None and not result.ephemeral
-    record = env.bot.get_cog("NoThanks").tables.in_channel(channel.id)
-    table = Table(env, guild, channel, players, result.response.id, record.id)
+    session = env.bot.tables.in_channel(channel.id)
+    table = Table(env, guild, channel, players, result.response.id, session.id)
     for player in players[1:]:
         joined = await table.click(player, "Join")
         assert joined.acknowledged and not joined.followups

@@ -19,6 +19,7 @@ from simcord.builders import ChannelHandle, GuildHandle
 from bot.app import CardtableBot
 from bot.command_translator import CatalogueTranslator
 from bot.i18n import catalogues, t
+from bot.languages import GuildLanguages
 from bot.storage import Storage
 from tests.discord.helpers import open_table
 
@@ -120,8 +121,6 @@ async def test_reading_the_language_costs_no_query(
     simcord_env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Once known, the language comes from memory: clicks never touch the database."""
-    from cogs.cardtable import guild_language
-
     guild, channel, (admin, _) = await setup_guild(simcord_env)
     await admin.slash(channel, "cardtable language", language="de")
 
@@ -131,8 +130,8 @@ async def test_reading_the_language_costs_no_query(
     monkeypatch.setattr(simcord_env.bot.storage, "get_guild_language", no_query)
     for _ in range(100):
         assert cog_of(simcord_env).language_for(guild.id) == "de"
-    assert guild_language(simcord_env.bot, guild.id) == "de"
-    assert guild_language(simcord_env.bot, None) is None
+    assert simcord_env.bot.guild_language(guild.id) == "de"
+    assert simcord_env.bot.guild_language(None) is None
 
 
 async def test_language_survives_a_restart(
@@ -144,6 +143,7 @@ async def test_language_survives_a_restart(
     await admin.slash(channel, "cardtable language", language="ru")
     restarted = make_bot()
     restarted.storage = await Storage.open(restarted.settings.database)
+    restarted.languages = GuildLanguages(restarted.storage)
     await restarted.load_extension(EXTENSION)
     cog = restarted.get_cog("Cardtable")
     assert cog is not None
@@ -177,11 +177,11 @@ async def test_public_table_messages_use_the_server_language(simcord_env: Env) -
     switches at its next update."""
     guild, channel, (admin, _) = await setup_guild(simcord_env)
     table = await open_table(simcord_env, 2, guild=guild, start=False)
-    assert table.embed.title == t("nothanks.lobby.title", "en")
+    assert table.embed.title == t("lobby.title", "en", game="No Thanks!")
     await admin.slash(channel, "cardtable language", language="de")
     third = guild.add_member(simcord_env.create_user("cid"))
     await table.click(third, "Join")
-    assert table.embed.title == t("nothanks.lobby.title", "de")
+    assert table.embed.title == t("lobby.title", "de", game="Geschenkt!")
 
 
 async def test_failed_background_read_is_logged_and_retried(
@@ -193,6 +193,7 @@ async def test_failed_background_read_is_logged_and_retried(
     the next lookup tries again."""
     bot = make_bot()
     bot.storage = await Storage.open(bot.settings.database)
+    bot.languages = GuildLanguages(bot.storage)
     await bot.storage.set_guild_language(5, "it")
     await bot.load_extension(EXTENSION)
     cog = bot.get_cog("Cardtable")

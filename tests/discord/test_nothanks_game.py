@@ -44,7 +44,6 @@ async def play_to_end(table, *, check_each_move: bool = True) -> int:
 async def test_full_game_by_clicking(simcord_env: Env, count: int) -> None:
     """A whole game is played by clicks; DMs and the final scoreboard match the engine."""
     table = await open_table(simcord_env, count)
-    game = table.game
     chips = starting_chips(count)
     assert table.message.content.startswith("The game has begun!")
     assert set(button_ids(table.message)) == {"Take", "No thanks!", "My chips"}
@@ -53,6 +52,7 @@ async def test_full_game_by_clicking(simcord_env: Env, count: int) -> None:
         assert len(first) == 1
         assert f"You have {chips} chips" in first[0]
     await play_to_end(table)
+    game = table.game  # every saved move swaps in a new game state
     assert game.is_over
     # DMs: one at the start, then one per move that changed that player's chips.
     expected_dms = {str(p.id): 1 for p in table.players}

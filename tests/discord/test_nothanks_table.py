@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 
 import discord
@@ -10,6 +11,8 @@ import pytest
 from simcord import Env
 
 from bot.app import CardtableBot
+from bot.engines.nothanks import TAKE
+from bot.table.errors import UserError
 from tests.discord.helpers import button_ids, choose, click_stored, dms, open_table, snapshot
 
 MOVED_ON = "This table has moved on"
@@ -30,7 +33,7 @@ async def test_lobby_flow_and_start_needs_three(simcord_env: Env) -> None:
     refused = await table.click(third, "Start")
     assert refused.ephemeral
     assert refused.response.content == "Only the host can start the game."
-    assert table.table_id not in table.cog.games
+    assert table.session.status == "lobby"
 
 
 async def test_lobby_join_leave_errors(simcord_env: Env) -> None:
@@ -77,7 +80,7 @@ async def test_cancel_permissions(simcord_env: Env) -> None:
     await table.click(mod, "Cancel")
     assert table.embed.title == "No Thanks! — table closed"
     assert f"<@{mod.id}>" in table.embed.description
-    assert table.cog.tables.in_channel(table.channel.id) is None
+    assert simcord_env.bot.tables.in_channel(table.channel.id) is None
     record = await simcord_env.bot.storage.get_table(table.table_id)
     assert record is not None and record.status == "cancelled"
 
@@ -94,18 +97,20 @@ async def test_second_start_links_to_table(simcord_env: Env) -> None:
 async def test_out_of_turn_and_non_player(simcord_env: Env) -> None:
     """Only the active player can act; others get a private reason and nothing changes."""
     table = await open_table(simcord_env, 3)
-    game = table.game
-    before = game.to_dict()
-    other = next(p for p in table.players if str(p.id) != game.active_player)
+    before = table.game.to_dict()
+    other = next(p for p in table.players if str(p.id) != table.game.active_player)
     result = await table.click(other, "Take")
     assert result.ephemeral
-    assert result.response.content == f"It is not your turn: <@{game.active_player}> is deciding."
+    assert (
+        result.response.content
+        == f"It is not your turn: waiting for <@{table.game.active_player}>."
+    )
     stranger = table.guild.add_member(simcord_env.create_user("zed"))
     for label in ("Take", "No thanks!", "My chips"):
         result = await table.click(stranger, label)
         assert result.ephemeral
         assert result.response.content.startswith("You are not at this table.")
-    assert game.to_dict() == before
+    assert table.game.to_dict() == before
     record = await simcord_env.bot.storage.get_table(table.table_id)
     assert record is not None and record.move_number == 0
 
@@ -113,16 +118,15 @@ async def test_out_of_turn_and_non_player(simcord_env: Env) -> None:
 async def test_player_without_chips_must_take(simcord_env: Env) -> None:
     """No thanks! with no chips is refused with a private 'you must take'."""
     table = await open_table(simcord_env, 3)
-    game = table.game
-    while game.chips[game.active] > 0:
+    while table.game.chips[table.game.active] > 0:
         await table.click(table.active(), "No thanks!")
-    card = game.current_card
+    card = table.game.current_card
     result = await table.click(table.active(), "No thanks!")
     assert result.ephemeral
     assert result.response.content == f"You have no chips left, so you must take {card}."
-    assert game.chips_on_card == 33
+    assert table.game.chips_on_card == 33
     await table.click(table.active(), "Take")
-    assert game.chips_on_card == 0
+    assert table.game.chips_on_card == 0
 
 
 async def test_double_click_takes_one_card(simcord_env: Env) -> None:
@@ -170,41 +174,23 @@ async def test_racing_clicks_apply_once(simcord_env: Env) -> None:
 async def test_concurrent_moves_are_serialised(simcord_env: Env) -> None:
     """Moves raced inside the bot (no SimCord settling between them) apply exactly once."""
     table = await open_table(simcord_env, 3)
-    cog = table.cog
-    game = table.game
-    record = cog.tables.get(table.table_id)
-    player = game.active_player
-    applied: list[str] = []
+    session = table.session
+    player = table.game.active_player
+    assert player is not None
+    outcomes: list[str] = []
 
-    class FakeResponse:
-        def is_done(self) -> bool:
-            return True
-
-        async def edit_message(self, **_: object) -> None:
-            applied.append("edit")
-
-    class FakeFollowup:
-        async def send(self, *_: object, **__: object) -> None:
-            applied.append("refused")
-
-    class FakeInteraction:
-        user = discord.Object(id=int(player))
-        channel_id = table.channel.id
-        locale = discord.Locale.american_english
-        response = FakeResponse()
-        followup = FakeFollowup()
-
-    async def click() -> None:
+    async def take() -> None:
         try:
-            async with cog.tables.lock(table.channel.id):
-                await cog.game_action(FakeInteraction(), record, game, 0, "take", "", [])  # type: ignore[arg-type]
-        except Exception as error:
-            applied.append(type(error).__name__)
+            await session.change(lambda d: d.human_move(player, TAKE, expected_move=0, locale=None))
+            outcomes.append("applied")
+        except UserError as error:
+            outcomes.append(type(error).__name__)
 
-    await asyncio.gather(click(), click(), click())
-    assert game.move_number == 1
-    assert applied.count("edit") == 1
-    assert applied.count("TableMovedOn") == 2
+    await asyncio.gather(take(), take(), take())
+    assert table.game.move_number == 1
+    assert sorted(outcomes) == ["TableMovedOn", "TableMovedOn", "applied"]
+    stored = await simcord_env.bot.storage.moves(table.table_id)
+    assert len(stored) == 1
 
 
 async def test_finished_game_buttons_moved_on(simcord_env: Env) -> None:
@@ -319,9 +305,9 @@ async def test_dm_failure_hints_once_and_stops_retrying(simcord_env: Env) -> Non
     await ana.click(lobby, label="Start")
     from tests.discord.helpers import Table
 
-    record = simcord_env.bot.get_cog("NoThanks").tables.in_channel(channel.id)
-    table = Table(simcord_env, guild, channel, [ana, ben, cid], lobby.id, record.id)
-    assert record.extra["dm_closed"] == [str(ben.id)]
+    session = simcord_env.bot.tables.in_channel(channel.id)
+    table = Table(simcord_env, guild, channel, [ana, ben, cid], lobby.id, session.id)
+    assert session.meta.dm_closed == [str(ben.id)]
     assert len(dms(ana)) == 1 and len(dms(cid)) == 1
     posts = [r for r in simcord_env.http_requests if r.path == f"/channels/{dm_id}/messages"]
     assert len(posts) == 1
@@ -342,9 +328,10 @@ async def test_dm_failure_hints_once_and_stops_retrying(simcord_env: Env) -> Non
 
 
 async def test_storage_failure_changes_nothing_and_is_reported(
-    simcord_env: Env, monkeypatch: pytest.MonkeyPatch
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """If the commit fails, the player gets an apology, the game is unchanged, the log has it."""
+    caplog.set_level(logging.WARNING, logger="bot.table.session")
     table = await open_table(simcord_env, 3)
     before = table.game.to_dict()
     storage = simcord_env.bot.storage
@@ -356,9 +343,10 @@ async def test_storage_failure_changes_nothing_and_is_reported(
     monkeypatch.setattr(storage, "save_table", broken)
     result = await table.click(table.active(), "No thanks!")
     assert result.ephemeral
-    assert result.response.content.startswith("Sorry, something went wrong")
-    errors = simcord_env.errors
-    assert len(errors) == 1 and isinstance(errors[0], OSError)
+    assert result.response.content.startswith("Sorry, I could not save that move")
+    assert simcord_env.errors == []  # answered, and logged with its cause:
+    logged = [r for r in caplog.records if "could not save" in r.getMessage()]
+    assert len(logged) == 1 and isinstance(logged[0].exc_info[1], OSError)
     assert table.game.to_dict() == before
     assert table.embed.footer.text.startswith(f"Table #{table.table_id} · move 0")
     monkeypatch.setattr(storage, "save_table", original)

@@ -21,9 +21,10 @@ class RageTable:
     def __init__(self, env: Env, guild: Any, channel: Any, players: list[Any], message_id: int):
         self.env, self.guild, self.channel = env, guild, channel
         self.players, self.message_id = players, message_id
-        record = self.cog.tables.in_channel(channel.id)
-        assert record is not None and record.id is not None
-        self.table_id = record.id
+        session = env.bot.tables.in_channel(channel.id)
+        assert session is not None
+        self.table_id = session.id
+        self.last_state: RageState | None = None
 
     @property
     def cog(self) -> Any:
@@ -33,12 +34,17 @@ class RageTable:
     @property
     def state(self) -> RageState:
         """The engine behind the game (tests may look; players may not)."""
-        return self.cog.engines[self.table_id]
+        session = self.env.bot.tables.get(self.table_id)
+        if session is not None and isinstance(session.engine, RageState):
+            self.last_state = session.engine
+        assert self.last_state is not None
+        return self.last_state
 
     @property
     def running(self) -> bool:
         """Whether the game is still on."""
-        return self.table_id in self.cog.engines
+        session = self.env.bot.tables.get(self.table_id)
+        return session is not None and session.status == "running"
 
     @property
     def message(self) -> Any:
@@ -123,7 +129,7 @@ async def play_out(table: RageTable, *, limit: int = 5000) -> int:
     actions = 0
     while table.running:
         state = table.state
-        player = state.players_to_act()[0]
+        player = state.acting_players()[0]
         await table.act(player, pick(state, player))
         actions += 1
         assert actions < limit
@@ -173,20 +179,27 @@ async def test_invalid_variant_combinations(simcord_env: Env) -> None:
     assert both.ephemeral and "exclude each other" in both.response.content
     pm = await ana.slash(channel, "rage start", plus_minus_one=True, hidden_bids=True)
     assert pm.ephemeral and "needs open bidding" in pm.response.content
-    assert simcord_env.bot.get_cog("Rage").tables.in_channel(channel.id) is None
+    assert simcord_env.bot.tables.in_channel(channel.id) is None
 
 
-async def install(table: RageTable, state: RageState) -> None:
-    """Replace the dealt game with a hand-built one (and store it), for a chosen situation."""
-    record = table.cog.tables.get(table.table_id)
+async def install(table: RageTable, state: RageState, make_bot: Callable[[], CardtableBot]) -> None:
+    """Replace the dealt game with a hand-built one in the database, then restart the bot.
+
+    The restart restores the table from its row and refreshes its message, as after a
+    crash: the test goes through storage, not through the bot's memory.
+    """
+    record = await table.env.bot.storage.get_table(table.table_id)
+    assert record is not None
     record.state = state.to_dict()
     record.move_number = state.move_number
-    await table.cog.tables.save(record)
-    table.cog.engines[table.table_id] = state
-    await table.cog.edit_table_message(record, **table.cog.render_table(record, state, None))
+    record.meta.pop("turn", None)
+    await table.env.bot.storage.save_table(record)
+    await table.env.restart_bot(make_bot())
 
 
-async def test_joker_asks_for_its_colour(simcord_env: Env) -> None:
+async def test_joker_asks_for_its_colour(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
     """Playing a Joker opens a colour choice; the trick then shows the named colour."""
     table = await open_rage(simcord_env, 3)
     a, b, c = (str(p.id) for p in table.players)
@@ -197,7 +210,7 @@ async def test_joker_asks_for_its_colour(simcord_env: Env) -> None:
         dealer=c,
         bids={a: 1, b: 0, c: 1},
     )
-    await install(table, state)
+    await install(table, state, make_bot)
     view = await table.hand(table.actor(a))
     assert "JOKER" in select_values(view)
     await table.choose(table.actor(a), view, Play(JOKER, Colour.BLUE))
@@ -212,12 +225,12 @@ async def test_plus_minus_one_hides_the_forbidden_bid(simcord_env: Env) -> None:
     """Under plus/minus one the last bidder's select lacks the bid that would add up."""
     table = await open_rage(simcord_env, 3, plus_minus_one=True)
     state = table.state
-    order = list(state.players_to_act())
+    order = list(state.acting_players())
     first, second = order[0], None
     await table.act(first, Bid(1))
-    second = table.state.players_to_act()[0]
+    second = table.state.acting_players()[0]
     await table.act(second, Bid(2))
-    last = table.state.players_to_act()[0]
+    last = table.state.acting_players()[0]
     values = select_values(await table.hand(table.actor(last)))
     forbidden = str(table.state.cards_per_hand - 3)
     assert forbidden not in values
@@ -239,13 +252,13 @@ async def test_secret_bids_stay_private(simcord_env: Env) -> None:
     mine = await table.hand(table.players[0])
     assert "Your bid: 2" in mine.content
     # Everyone bids at once: all others can bid now, in any order.
-    assert set(table.state.players_to_act()) == {str(p.id) for p in table.players[1:]}
+    assert set(table.state.acting_players()) == {str(p.id) for p in table.players[1:]}
 
 
 async def test_stale_private_view_gets_a_fresh_one(simcord_env: Env) -> None:
     """A select from an outdated hand view is re-validated: a fresh view, no move applied."""
     table = await open_rage(simcord_env, 3)
-    player = table.state.players_to_act()[0]
+    player = table.state.acting_players()[0]
     actor = table.actor(player)
     old = await table.hand(actor)
     frozen = snapshot(table.env, old.message)
@@ -262,12 +275,12 @@ async def test_restart_mid_trick(simcord_env: Env, make_bot: Callable[[], Cardta
     """After a restart mid-trick the public button and an open hand view keep working."""
     table = await open_rage(simcord_env, 3)
     while table.state.phase is Phase.BIDDING:
-        player = table.state.players_to_act()[0]
+        player = table.state.acting_players()[0]
         await table.act(player, pick(table.state, player))
-    player = table.state.players_to_act()[0]
+    player = table.state.acting_players()[0]
     await table.act(player, pick(table.state, player))
     assert len(table.state.current_trick) == 1
-    next_player = table.state.players_to_act()[0]
+    next_player = table.state.acting_players()[0]
     open_view = await table.hand(table.actor(next_player))
     before = table.state.to_dict()
     await simcord_env.restart_bot(make_bot())
@@ -281,7 +294,7 @@ async def test_restart_mid_trick(simcord_env: Env, make_bot: Callable[[], Cardta
 async def test_racing_selects_apply_once(simcord_env: Env) -> None:
     """The same choice sent twice from one view applies once; the second sees a fresh view."""
     table = await open_rage(simcord_env, 3)
-    player = table.state.players_to_act()[0]
+    player = table.state.acting_players()[0]
     actor = table.actor(player)
     view = await table.hand(actor)
     frozen = snapshot(table.env, view.message)
@@ -296,7 +309,7 @@ async def test_racing_selects_apply_once(simcord_env: Env) -> None:
 async def test_not_your_turn_view_has_no_choices(simcord_env: Env) -> None:
     """A player whose turn it is not sees their hand without a select; strangers are refused."""
     table = await open_rage(simcord_env, 3)
-    waiting = table.state.players_to_act()[0]
+    waiting = table.state.acting_players()[0]
     other = next(p for p in table.players if str(p.id) != waiting)
     view = await table.hand(other)
     assert first_select(view) is None

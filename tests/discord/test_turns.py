@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from simcord import Env
 
-from bot.app import CardtableBot
-from bot.turns import LOBBY_TTL, now
+from bot.app import CardtableBot, now
+from bot.table.timers import LOBBY_TTL
 from tests.discord.helpers import NAMES, Table, button_ids, message_by_id
 
 
@@ -19,17 +19,17 @@ async def start_table(env: Env, humans: int, **options: object) -> Table:
     players = [guild.add_member(env.create_user(name)) for name in NAMES[:humans]]
     result = await players[0].slash(channel, "nothanks start", **options)
     assert not result.ephemeral, result.response.content
-    record = env.bot.get_cog("NoThanks").tables.in_channel(channel.id)
-    table = Table(env, guild, channel, players, result.response.id, record.id)
+    session = env.bot.tables.in_channel(channel.id)
+    table = Table(env, guild, channel, players, result.response.id, session.id)
     for player in players[1:]:
         await table.click(player, "Join")
     await table.click(players[0], "Start")
     return table
 
 
-def record_of(table: Table):
-    """The stored table as the cog holds it."""
-    return table.cog.tables.get(table.table_id)
+def meta_of(table: Table):
+    """The table's metadata as its session holds it."""
+    return table.session.meta
 
 
 async def test_add_computer_player_in_lobby(simcord_env: Env) -> None:
@@ -60,17 +60,16 @@ async def test_add_computer_player_in_lobby(simcord_env: Env) -> None:
 async def test_computer_players_move_after_a_short_delay(simcord_env: Env) -> None:
     """A computer's turn is played by itself after the visible delay, through the engine."""
     table = await start_table(simcord_env, 1, bots=2, turn_seconds=600)
-    game = table.game
-    assert len(game.players) == 3
+    assert len(table.game.players) == 3
     human = str(table.players[0].id)
     for _ in range(200):
-        if game.active_player == human or not table.running:
+        if table.game.active_player == human or not table.running:
             break
-        before = game.move_number
+        before = table.game.move_number
         await simcord_env.advance_time(2.5)
-        assert game.move_number == before + 1
-    assert not table.running or game.active_player == human
-    assert all(int(p) < 0 for p in game.players if p != human)
+        assert table.game.move_number == before + 1
+    assert not table.running or table.game.active_player == human
+    assert all(int(p) < 0 for p in table.game.players if p != human)
 
 
 async def test_three_computers_finish_a_game(simcord_env: Env) -> None:
@@ -82,58 +81,58 @@ async def test_three_computers_finish_a_game(simcord_env: Env) -> None:
     while table.running:
         await simcord_env.advance_time(16)
         steps += 1
-        if table.running and human in record_of(table).extra.get("away", []):
+        if table.running and human in meta_of(table).away:
             saw_back_button = saw_back_button or "I'm back" in button_ids(table.message)
         assert steps < 400
     assert saw_back_button
     assert table.embed.title == "No Thanks! — final scores"
     record = await simcord_env.bot.storage.get_table(table.table_id)
     assert record.status == "finished"
-    assert record.extra["timeouts"][human] >= 3
+    assert record.meta["timeouts"][human] >= 3
 
 
 async def test_half_time_ping_and_timeout_move(simcord_env: Env) -> None:
     """At half time the player is pinged once; at the deadline the computer moves for them."""
     table = await start_table(simcord_env, 3, turn_seconds=30)
-    game = table.game
-    active = game.active_player
+    active = table.game.active_player
     assert "<t:" in table.embed.description  # the deadline as a relative timestamp
     await simcord_env.advance_time(16)
     pings = [m for m in table.channel.history() if "your turn" in m.content]
     assert len(pings) == 1 and f"<@{active}>" in pings[0].content
     await simcord_env.advance_time(10)
     assert len([m for m in table.channel.history() if "your turn" in m.content]) == 1
-    assert game.move_number == 0
+    assert table.game.move_number == 0
     await simcord_env.advance_time(5)
-    assert game.move_number >= 1
+    assert table.game.move_number >= 1
     assert "ran out of time" in table.message.content
-    assert record_of(table).extra["timeouts"][active] == 1
+    assert meta_of(table).timeouts[active] == 1
     # Acting again resets the count.
-    if game.active_player == active:
+    if table.game.active_player == active:
         await table.click(table.actor(active), "Take")
-        assert active not in record_of(table).extra.get("timeouts", {})
+        assert active not in meta_of(table).timeouts
 
 
 async def test_takeover_and_im_back(simcord_env: Env) -> None:
     """Three timeouts in a row hand the seat to a computer until its owner clicks I'm back."""
     table = await start_table(simcord_env, 3, turn_seconds=15)
-    game = table.game
-    victim = game.active_player
+    victim = table.game.active_player
     others = [p for p in table.players if str(p.id) != victim]
     for _ in range(300):
-        if victim in record_of(table).extra.get("away", []):
+        if victim in meta_of(table).away:
             break
-        if game.active_player == victim:
+        if table.game.active_player == victim:
             await simcord_env.advance_time(16)
         else:
-            await table.click(table.active(), "No thanks!" if game.chips[game.active] else "Take")
-    assert victim in record_of(table).extra["away"]
+            await table.click(
+                table.active(), "No thanks!" if table.game.chips[table.game.active] else "Take"
+            )
+    assert victim in meta_of(table).away
     assert "I'm back" in button_ids(table.message)
     stranger = others[0]
     refused = await table.click(stranger, "I'm back")
     assert refused.ephemeral and "playing your own seat" in refused.response.content
     await table.click(table.actor(victim), "I'm back")
-    assert victim not in record_of(table).extra["away"]
+    assert victim not in meta_of(table).away
     assert "I'm back" not in button_ids(table.message)
 
 
@@ -145,11 +144,11 @@ async def test_lobby_expires_after_fifteen_minutes(simcord_env: Env) -> None:
     ana = guild.add_member(simcord_env.create_user("ana"))
     result = await ana.slash(channel, "nothanks start")
     await simcord_env.advance_time(LOBBY_TTL - 5)
-    assert simcord_env.bot.get_cog("NoThanks").tables.in_channel(channel.id) is not None
+    assert simcord_env.bot.tables.in_channel(channel.id) is not None
     await simcord_env.advance_time(10)
     message = message_by_id(simcord_env, channel, result.response.id)
     assert "closed itself" in message.embeds[0].description
-    assert simcord_env.bot.get_cog("NoThanks").tables.in_channel(channel.id) is None
+    assert simcord_env.bot.tables.in_channel(channel.id) is None
     again = await ana.slash(channel, "nothanks start")
     assert not again.ephemeral
 
@@ -159,8 +158,9 @@ async def test_overdue_turn_is_played_after_restart(
 ) -> None:
     """Deadlines are stored: a turn that fell due while the bot was down is played at once."""
     table = await start_table(simcord_env, 3, turn_seconds=60)
-    record = record_of(table)
-    record.extra["turn"]["deadline"] = now() - 1  # as if the bot had been down past it
+    # As if the bot had been down past the deadline: the stored row says so.
+    record = await simcord_env.bot.storage.get_table(table.table_id)
+    record.meta["turn"]["deadline"] = now() - 1
     await simcord_env.bot.storage.save_table(record)
     await simcord_env.restart_bot(make_bot())
     await simcord_env.advance_time(0.1)
@@ -180,7 +180,7 @@ async def test_lobby_expiry_survives_restart(
     await simcord_env.advance_time(LOBBY_TTL / 2)
     await simcord_env.restart_bot(make_bot())
     await simcord_env.advance_time(LOBBY_TTL / 2 + 1)
-    assert simcord_env.bot.get_cog("NoThanks").tables.in_channel(channel.id) is None
+    assert simcord_env.bot.tables.in_channel(channel.id) is None
 
 
 async def test_rage_with_computers_finishes_by_itself(simcord_env: Env) -> None:
@@ -191,15 +191,14 @@ async def test_rage_with_computers_finishes_by_itself(simcord_env: Env) -> None:
     ana = guild.add_member(simcord_env.create_user("ana"))
     result = await ana.slash(channel, "rage start", bots=2, bot_level="hard", turn_seconds=15)
     await ana.click(result.response.message, label="Start")
-    cog = simcord_env.bot.get_cog("Rage")
-    record = cog.tables.in_channel(channel.id)
+    session = simcord_env.bot.tables.in_channel(channel.id)
     steps = 0
-    while record.id in cog.engines:
+    while simcord_env.bot.tables.get(session.id) is not None:
         await simcord_env.advance_time(16)
         steps += 1
         assert steps < 600
     message = message_by_id(simcord_env, channel, result.response.id)
     assert message.embeds[0].title == "Rage — final standings"
-    stored = await simcord_env.bot.storage.get_table(record.id)
+    stored = await simcord_env.bot.storage.get_table(session.id)
     assert stored.status == "finished"
-    assert str(ana.id) in stored.extra["away"]
+    assert str(ana.id) in stored.meta["away"]

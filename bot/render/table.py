@@ -1,0 +1,163 @@
+"""The messages every game shares: lobby, closed table, and the frame of the live table.
+
+Public messages are built from a `PublicTable` (facts and the public view) only, so a
+hidden card or bid cannot reach a channel by a slip.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from bot.i18n import t
+from bot.render.components import TableButton, TableSelect, static_view
+from bot.table.session import LEVELS
+from bot.table.spec import GameRenderer, MessageFields, PublicTable, TableFacts
+
+
+def lobby_embed(public: PublicTable, renderer: GameRenderer, locale: object) -> discord.Embed:
+    """The lobby: host, seats, options, what is still needed."""
+    facts = public.facts
+    embed = discord.Embed(
+        title=t("lobby.title", locale, game=renderer.title(locale)),
+        colour=discord.Colour(renderer.colour),
+    )
+    embed.description = t("lobby.host", locale, host=f"<@{facts.host_id}>")
+    seats = "\n".join(
+        f"{index}. {facts.name(player)}" for index, player in enumerate(facts.seats, 1)
+    )
+    embed.add_field(
+        name=t("lobby.players", locale, count=len(facts.seats), max=facts.max_players),
+        value=seats or t("lobby.empty", locale),
+        inline=False,
+    )
+    lines = [
+        *renderer.option_lines(facts.options, locale),
+        t("table.turn_time", locale, count=public.turn_seconds),
+    ]
+    embed.add_field(name=t("lobby.options", locale), value="\n".join(lines), inline=False)
+    missing = facts.min_players - len(facts.seats)
+    footer = (
+        t("lobby.need_more", locale, count=missing) if missing > 0 else t("lobby.ready", locale)
+    )
+    embed.set_footer(text=f"{footer} · #{facts.id}")
+    return embed
+
+
+def lobby_view(public: PublicTable, locale: object) -> discord.ui.View:
+    """Join, Leave, Start (enabled with enough players), add a computer, Cancel."""
+    facts = public.facts
+    g, table_id = facts.game, facts.id
+    full = len(facts.seats) >= facts.max_players
+    view = static_view()
+    view.add_item(
+        TableButton.make(
+            g,
+            table_id,
+            0,
+            "join",
+            label=t("button.join", locale),
+            style=discord.ButtonStyle.success,
+            disabled=full,
+        )
+    )
+    view.add_item(TableButton.make(g, table_id, 0, "leave", label=t("button.leave", locale)))
+    view.add_item(
+        TableButton.make(
+            g,
+            table_id,
+            0,
+            "start",
+            label=t("button.start", locale),
+            style=discord.ButtonStyle.primary,
+            disabled=len(facts.seats) < facts.min_players,
+        )
+    )
+    if not full:
+        view.add_item(
+            TableSelect.make(
+                g,
+                table_id,
+                0,
+                "addbot",
+                placeholder=t("table.add_computer", locale),
+                options=[
+                    discord.SelectOption(label=t(f"table.level.{level}", locale), value=level)
+                    for level in LEVELS
+                ],
+            )
+        )
+    view.add_item(
+        TableButton.make(
+            g,
+            table_id,
+            0,
+            "cancel",
+            label=t("button.cancel", locale),
+            style=discord.ButtonStyle.danger,
+        )
+    )
+    return view
+
+
+def closed_embed(public: PublicTable, renderer: GameRenderer, locale: object) -> discord.Embed:
+    """A lobby cancelled or expired, or a game stopped before its end."""
+    facts = public.facts
+    how = "cancelled" if facts.status == "cancelled" else "abandoned"
+    if public.closed_reason == "expired":
+        how = "expired"
+    by = f"<@{public.closed_by}>" if public.closed_by is not None else ""
+    return discord.Embed(
+        title=t("closed.title", locale, game=renderer.title(locale)),
+        description=t(f"closed.{how}", locale, user=by),
+        colour=discord.Colour.dark_grey(),
+    )
+
+
+def rematch_view(facts: TableFacts, locale: object) -> discord.ui.View:
+    """The Rematch button under the final standings."""
+    view = static_view()
+    view.add_item(
+        TableButton.make(
+            facts.game,
+            facts.id,
+            0,
+            "rematch",
+            label=t("button.rematch", locale),
+            style=discord.ButtonStyle.primary,
+        )
+    )
+    return view
+
+
+def public_message(public: PublicTable, renderer: GameRenderer, locale: object) -> MessageFields:
+    """The table's one public message, whatever state it is in."""
+    facts = public.facts
+    if facts.status == "lobby":
+        return {
+            "content": None,
+            "embed": lobby_embed(public, renderer, locale),
+            "view": lobby_view(public, locale),
+        }
+    if facts.status in ("cancelled", "abandoned") or public.view is None:
+        return {"content": None, "embed": closed_embed(public, renderer, locale), "view": None}
+    if facts.status == "finished":
+        fields = renderer.final(facts, public.view, locale)
+        fields["view"] = rematch_view(facts, locale)
+        fields.setdefault("content", None)
+        return fields
+    fields = renderer.table(facts, public.view, locale)
+    fields.setdefault("content", None)
+    if public.notice is not None:
+        key, player = public.notice
+        fields["content"] = t(key, locale, player=facts.mention(player))
+    embed = fields.get("embed")
+    if public.deadline is not None and embed is not None:
+        deadline = t("table.deadline", locale, deadline=int(public.deadline))
+        embed.description = f"{embed.description or ''}\n{deadline}".strip()
+    if public.away and fields.get("view") is not None:
+        fields["view"].add_item(
+            TableButton.make(
+                facts.game, facts.id, 0, "back", label=t("table.button.back", locale), emoji="👋"
+            )
+        )
+    return fields

@@ -1,0 +1,46 @@
+"""Errors of the table layer, and the one place engine errors become user messages."""
+
+from __future__ import annotations
+
+from bot.engines.errors import IllegalMove
+
+
+class UserError(Exception):
+    """Bad input from a user: answered privately with a translated message, never logged."""
+
+    def __init__(self, key: str, /, **params: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.params = params
+
+
+class TableMovedOn(UserError):
+    """A click on a button of an older turn, an older game or a finished game."""
+
+    def __init__(self) -> None:
+        super().__init__("table.moved_on")
+
+
+class SaveFailed(UserError):
+    """A change could not be saved: memory, the database and the message stay as they were."""
+
+    def __init__(self) -> None:
+        super().__init__("table.save_failed")
+
+
+# Engine error codes whose meaning at a table is "that button is out of date".
+MOVED_ON_CODES = frozenset({"game_over", "wrong_phase"})
+# Engine error codes answered with a table-level key rather than error.<code>.
+TABLE_KEYS = {"unknown_player": "table.not_seated"}
+
+
+def user_error_for(error: IllegalMove, describe: dict[str, str] | None = None) -> UserError:
+    """The user message for an engine error: ``error.<code>`` filled from its details.
+
+    ``describe`` maps detail names to text already prepared for people (names, colours),
+    since engine details are plain ids and codes.
+    """
+    if error.code in MOVED_ON_CODES:
+        return TableMovedOn()
+    params: dict[str, object] = {**error.details, **(describe or {})}
+    return UserError(TABLE_KEYS.get(error.code, f"error.{error.code}"), **params)

@@ -1,0 +1,111 @@
+"""What a table remembers beside its game: names, languages, computers, the turn clock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class Turn:
+    """The clock of the turn in progress: its move, deadline and whether we pinged."""
+
+    move: int
+    deadline: float
+    pinged: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-JSON form."""
+        return {"move": self.move, "deadline": self.deadline, "pinged": self.pinged}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Turn:
+        """Rebuild from ``to_dict``."""
+        return cls(int(data["move"]), float(data["deadline"]), bool(data.get("pinged", False)))
+
+
+@dataclass(slots=True)
+class Notice:
+    """A line shown above the table once, e.g. 'time ran out for ana'."""
+
+    key: str
+    player: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-JSON form."""
+        return {"key": self.key, "player": self.player}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Notice:
+        """Rebuild from ``to_dict``."""
+        return cls(str(data["key"]), str(data["player"]))
+
+
+@dataclass(slots=True)
+class TableMeta:
+    """Typed metadata of one table, stored as JSON beside its game state.
+
+    Player ids are strings: Discord ids for people, negative numbers for computers.
+    """
+
+    names: dict[str, str] = field(default_factory=dict)
+    user_locales: dict[str, str] = field(default_factory=dict)
+    # The server's Discord locale when the table opened (public messages fall back to it).
+    locale: str | None = None
+    opened_at: float = 0.0
+    computers: dict[str, str] = field(default_factory=dict)  # seat id -> level
+    away: list[str] = field(default_factory=list)  # seats a computer plays until "I'm back"
+    timeouts: dict[str, int] = field(default_factory=dict)  # timeouts in a row per player
+    turn: Turn | None = None
+    notice: Notice | None = None
+    dm_closed: list[str] = field(default_factory=list)
+    hint_pending: list[str] = field(default_factory=list)
+    closed_reason: str | None = None  # "expired" for a lobby nobody started
+    closed_by: int | None = None
+    rematch_of: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-JSON form; empty and default fields are left out to keep rows small."""
+        data: dict[str, Any] = {
+            "names": dict(self.names),
+            "user_locales": dict(self.user_locales),
+            "locale": self.locale,
+            "opened_at": self.opened_at,
+            "computers": dict(self.computers),
+            "away": list(self.away),
+            "timeouts": dict(self.timeouts),
+            "turn": None if self.turn is None else self.turn.to_dict(),
+            "notice": None if self.notice is None else self.notice.to_dict(),
+            "dm_closed": list(self.dm_closed),
+            "hint_pending": list(self.hint_pending),
+            "closed_reason": self.closed_reason,
+            "closed_by": self.closed_by,
+            "rematch_of": self.rematch_of,
+        }
+        return {key: value for key, value in data.items() if value not in (None, {}, [])}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TableMeta:
+        """Rebuild from ``to_dict`` (missing fields take their defaults)."""
+        turn = data.get("turn")
+        notice = data.get("notice")
+        return cls(
+            names={str(k): str(v) for k, v in data.get("names", {}).items()},
+            user_locales={str(k): str(v) for k, v in data.get("user_locales", {}).items()},
+            locale=data.get("locale"),
+            opened_at=float(data.get("opened_at", 0.0)),
+            computers={str(k): str(v) for k, v in data.get("computers", {}).items()},
+            away=[str(p) for p in data.get("away", [])],
+            timeouts={str(k): int(v) for k, v in data.get("timeouts", {}).items()},
+            turn=None if turn is None else Turn.from_dict(turn),
+            notice=None if notice is None else Notice.from_dict(notice),
+            dm_closed=[str(p) for p in data.get("dm_closed", [])],
+            hint_pending=[str(p) for p in data.get("hint_pending", [])],
+            closed_reason=data.get("closed_reason"),
+            closed_by=data.get("closed_by"),
+            rematch_of=data.get("rematch_of"),
+        )
+
+    def copy(self) -> TableMeta:
+        """An independent copy, for computing a change without touching this one."""
+        return TableMeta.from_dict(self.to_dict())

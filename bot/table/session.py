@@ -1,0 +1,449 @@
+"""One table's session: its stored record, game, metadata and computer memory.
+
+Every change of a table goes through `TableSession.change`: the step works on a `Draft`
+(copies of the record, the metadata and the game), the draft is saved in one transaction
+that names the revision it replaces, and only then is it swapped in. A step that raises,
+or a save that fails, leaves memory and the database exactly as they were.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bot.engines.contract import GameEngine
+from bot.engines.errors import IllegalMove
+from bot.storage import Storage, TableRecord
+from bot.table.errors import SaveFailed, TableMovedOn, UserError, user_error_for
+from bot.table.meta import Notice, TableMeta, Turn
+from bot.table.spec import GameSpec, Letter, PublicTable, TableFacts, is_computer_id
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TURN_SECONDS = 60
+TIMEOUTS_BEFORE_TAKEOVER = 3
+LEVELS = ("easy", "normal", "hard")
+
+
+class Draft:
+    """A change in the making: copies of the record, metadata and game to work on."""
+
+    def __init__(self, session: TableSession, now: float) -> None:
+        live = session.record
+        self.spec = session.spec
+        self.now = now
+        self.record = dataclasses.replace(
+            live, options=dict(live.options), seats=list(live.seats), meta={}
+        )
+        self.meta = session.meta.copy()
+        self._live_engine = session.engine
+        self._engine: GameEngine[Any] | None = None
+        self.move: tuple[str, str] | None = None  # the move row to log: (player, action)
+        self.letters: list[Letter] = []
+        self.restamp = False  # whether the turn clock starts again
+        self.result: Any = None  # what the step returned
+
+    # -- the game -----------------------------------------------------------------------
+
+    @property
+    def engine(self) -> GameEngine[Any]:
+        """A private copy of the game (made on first use), or TableMovedOn if none runs."""
+        if self._engine is None:
+            if self._live_engine is None or self.record.status != "running":
+                raise TableMovedOn()
+            assert self.record.state is not None
+            self._engine = self.spec.engine_from_dict(self.record.state)
+        return self._engine
+
+    def apply(self, player: str, action: Any, *, expected_move: int | None = None) -> Any:
+        """Apply a move to the draft's game; engine errors become user messages."""
+        engine = self.engine
+        if expected_move is not None and expected_move != engine.move_number:
+            raise TableMovedOn()
+        try:
+            applied = engine.apply(player, action)
+        except IllegalMove as error:
+            raise user_error_for(error, self._describe(error)) from None
+        self.move = (player, str(action))
+        self.letters += self.spec.letters(engine, player, applied)
+        return applied
+
+    def _describe(self, error: IllegalMove) -> dict[str, str]:
+        facts = self.facts()
+        described: dict[str, str] = {}
+        for name, value in error.details.items():
+            if name == "players" and isinstance(value, list | tuple):
+                described[name] = ", ".join(facts.mention(p) for p in value)
+            elif name == "player":
+                described[name] = facts.mention(str(value))
+            else:
+                text = self.spec.renderer.describe(name, value, facts, None)
+                if text is not None:
+                    described[name] = text
+        return described
+
+    def facts(self) -> TableFacts:
+        """What messages may show about the drafted table."""
+        return _facts(self.record, self.meta, self.spec)
+
+    # -- lobby --------------------------------------------------------------------------
+
+    def require_lobby(self) -> None:
+        """TableMovedOn unless the table is still a lobby."""
+        if self.record.status != "lobby":
+            raise TableMovedOn()
+
+    def join(self, user_id: int, name: str, locale: str | None) -> None:
+        """Seat a person."""
+        self.require_lobby()
+        if user_id in self.record.seats:
+            raise UserError("lobby.already_seated")
+        if len(self.record.seats) >= self.spec.max_players:
+            raise UserError("lobby.full", max=self.spec.max_players)
+        self.record.seats.append(user_id)
+        self.meta.names[str(user_id)] = name
+        self.remember_locale(user_id, locale)
+
+    def leave(self, user_id: int) -> None:
+        """Give a seat up; the last person leaving cancels the table, a host hands over."""
+        self.require_lobby()
+        if user_id not in self.record.seats:
+            raise UserError("lobby.not_seated")
+        self.record.seats.remove(user_id)
+        people = [seat for seat in self.record.seats if not is_computer_id(seat)]
+        if not people:
+            self.close("cancelled", by=user_id)
+        elif self.record.host_id == user_id:
+            # The longest-seated person becomes host.
+            self.record.host_id = people[0]
+
+    def add_computer(self, by: int, level: str, name: str) -> None:
+        """Seat a computer player of this level (host only)."""
+        self.require_lobby()
+        if by != self.record.host_id:
+            raise UserError("lobby.not_host_addbot")
+        self.seat_computer(level, name)
+
+    def seat_computer(self, level: str, name: str) -> None:
+        """Give the next free negative id to a computer of this level."""
+        if level not in LEVELS:
+            raise UserError("lobby.bad_level")
+        if len(self.record.seats) >= self.spec.max_players:
+            raise UserError("lobby.full", max=self.spec.max_players)
+        seat = min([0, *self.record.seats]) - 1
+        self.record.seats.append(seat)
+        self.meta.computers[str(seat)] = level
+        self.meta.names[str(seat)] = name
+
+    def start(self, by: int, seed: int) -> None:
+        """Deal the game (host only, with enough players)."""
+        self.require_lobby()
+        if by != self.record.host_id:
+            raise UserError("lobby.not_host_start")
+        if len(self.record.seats) < self.spec.min_players:
+            raise UserError(
+                "lobby.too_few", min=self.spec.min_players, count=len(self.record.seats)
+            )
+        self._engine = self.spec.new_engine(
+            [str(seat) for seat in self.record.seats], seed, self.record.options
+        )
+        self.record.status = "running"
+        self.letters += self.spec.start_letters(self._engine)
+        self.restamp = True
+
+    def close(self, how: str, *, by: int | None, reason: str | None = None) -> None:
+        """End the table: cancelled (a lobby) or abandoned (a game)."""
+        self.record.status = how
+        self.meta.closed_by = by
+        self.meta.closed_reason = reason
+        self.meta.turn = None
+
+    def stop(self, by: int, may_manage: bool) -> None:
+        """`/stop`: end a lobby or a game (host, or someone who may manage messages)."""
+        if by != self.record.host_id and not may_manage:
+            raise UserError("table.not_host_stop")
+        self.close("abandoned" if self.record.status == "running" else "cancelled", by=by)
+
+    def cancel(self, by: int, may_manage: bool) -> None:
+        """Cancel a lobby (host, or someone who may manage messages)."""
+        self.require_lobby()
+        if by != self.record.host_id and not may_manage:
+            raise UserError("lobby.not_host_cancel")
+        self.close("cancelled", by=by)
+
+    def expire(self) -> None:
+        """Close a lobby nobody started in time."""
+        self.require_lobby()
+        self.close("cancelled", by=None, reason="expired")
+
+    # -- moves --------------------------------------------------------------------------
+
+    def human_move(
+        self, player: str, action: Any, *, expected_move: int | None, locale: str | None
+    ) -> Any:
+        """A person's own move: their timeouts and the last notice are forgotten."""
+        applied = self.apply(player, action, expected_move=expected_move)
+        self.meta.timeouts.pop(player, None)
+        self.meta.notice = None
+        self.remember_locale(int(player), locale)
+        return applied
+
+    def auto_move(self, player: str, action: Any, *, timed_out: bool) -> Any:
+        """A computer's move, for a computer seat or for a person whose time ran out."""
+        if timed_out:
+            count = self.meta.timeouts.get(player, 0) + 1
+            self.meta.timeouts[player] = count
+            if count >= TIMEOUTS_BEFORE_TAKEOVER and player not in self.meta.away:
+                self.meta.away.append(player)
+            self.meta.notice = Notice("table.timed_out", player)
+        else:
+            self.meta.notice = None
+        return self.apply(player, action)
+
+    def back(self, player: str) -> None:
+        """'I'm back': a person takes their seat back from the computer."""
+        if self.record.status != "running":
+            raise TableMovedOn()
+        if player not in self.meta.away:
+            raise UserError("table.not_away")
+        self.meta.away.remove(player)
+        self.meta.timeouts.pop(player, None)
+        self.restamp = True
+
+    def mark_pinged(self, move: int) -> bool:
+        """Note the half-time ping of this turn; False if it is no longer due."""
+        turn = self.meta.turn
+        if turn is None or turn.move != move or turn.pinged:
+            return False
+        turn.pinged = True
+        return True
+
+    def remember_locale(self, user_id: int, locale: str | None) -> None:
+        """Note a person's Discord language, so their DMs can use it."""
+        if locale:
+            self.meta.user_locales[str(user_id)] = locale
+
+    # -- finishing ----------------------------------------------------------------------
+
+    def finish(self) -> None:
+        """Fold the game into the record and restart the turn clock where a turn began."""
+        engine = self._engine
+        if engine is not None:
+            if engine.move_number != self.record.move_number or self.record.state is None:
+                self.restamp = True
+            self.record.state = engine.to_dict()
+            self.record.move_number = engine.move_number
+            if engine.is_over and self.record.status == "running":
+                self.record.status = "finished"
+        if self.record.status != "running":
+            self.meta.turn = None
+        elif self.restamp:
+            self.meta.turn = self._new_turn()
+        self.record.meta = self.meta.to_dict()
+
+    def _new_turn(self) -> Turn | None:
+        engine = self.engine
+        humans = [p for p in engine.acting_players() if not _plays_itself(self.meta, p)]
+        if engine.is_over or not humans:
+            return None
+        seconds = int(self.record.options.get("turn_seconds", DEFAULT_TURN_SECONDS))
+        return Turn(engine.move_number, self.now + seconds)
+
+
+def _plays_itself(meta: TableMeta, player: str) -> bool:
+    return is_computer_id(player) or player in meta.away
+
+
+def _facts(record: TableRecord, meta: TableMeta, spec: GameSpec) -> TableFacts:
+    assert record.id is not None
+    return TableFacts(
+        id=record.id,
+        game=spec.name,
+        status=record.status,
+        host_id=record.host_id,
+        seats=tuple(record.seats),
+        options=dict(record.options),
+        names=dict(meta.names),
+        computers=dict(meta.computers),
+        min_players=spec.min_players,
+        max_players=spec.max_players,
+        move_number=record.move_number,
+    )
+
+
+# Runs after a change is saved and swapped in, under the table's lock; True when it
+# brought the public message up to date itself (a click answered by editing it).
+Then = Callable[[], Awaitable[bool]]
+
+
+class TableSession:
+    """One open (or just closed) table: the record, the game, metadata, computer memory."""
+
+    def __init__(
+        self,
+        spec: GameSpec,
+        record: TableRecord,
+        storage: Storage,
+        lock: asyncio.Lock,
+        clock: Callable[[], float],
+    ) -> None:
+        assert record.id is not None
+        self.spec = spec
+        self.record = record
+        self.storage = storage
+        self.lock = lock
+        self.clock = clock
+        self.meta = TableMeta.from_dict(record.meta)
+        self.engine: GameEngine[Any] | None = None
+        if record.state is not None and record.status in ("running", "finished"):
+            self.engine = spec.engine_from_dict(record.state)
+        # Computer players' memory of the round, per seat: never stored, freed on close.
+        self.memory: dict[str, Any] = {}
+        # Called after every saved change (the host reschedules timers, frees closed tables).
+        self.on_changed: Callable[[TableSession, bool], None] = lambda session, published: None
+
+    # -- reading ------------------------------------------------------------------------
+
+    @property
+    def id(self) -> int:
+        """The table id."""
+        assert self.record.id is not None
+        return self.record.id
+
+    @property
+    def channel_id(self) -> int:
+        """The channel the table sits in."""
+        return self.record.channel_id
+
+    @property
+    def status(self) -> str:
+        """lobby, running, finished, cancelled or abandoned."""
+        return self.record.status
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the table still occupies its channel."""
+        return self.record.is_open
+
+    @property
+    def jump_url(self) -> str:
+        """A link to the table's public message."""
+        guild = self.record.guild_id if self.record.guild_id is not None else "@me"
+        return f"https://discord.com/channels/{guild}/{self.channel_id}/{self.record.message_id}"
+
+    @property
+    def revision(self) -> int:
+        """How many saves the table has had: any change bumps it."""
+        return self.record.revision
+
+    def facts(self) -> TableFacts:
+        """What messages may show about the table besides the game."""
+        return _facts(self.record, self.meta, self.spec)
+
+    def public(self) -> PublicTable:
+        """What a public message about this table may show: no hidden card, no hidden bid."""
+        meta = self.meta
+        return PublicTable(
+            facts=self.facts(),
+            view=None if self.engine is None else self.engine.view(None),
+            notice=None if meta.notice is None else (meta.notice.key, meta.notice.player),
+            deadline=None if meta.turn is None else meta.turn.deadline,
+            away=tuple(meta.away),
+            turn_seconds=self.turn_seconds(),
+            closed_reason=meta.closed_reason,
+            closed_by=meta.closed_by,
+        )
+
+    def running_engine(self) -> GameEngine[Any]:
+        """The game, or TableMovedOn if the table is not running one."""
+        if self.engine is None or self.record.status != "running":
+            raise TableMovedOn()
+        return self.engine
+
+    def player_view(self, player: str) -> Any:
+        """What one seated player may see; UserError for someone without a seat."""
+        engine = self.running_engine()
+        if player not in engine.players:
+            raise UserError("table.not_seated")
+        return engine.view(player)
+
+    def acting_players(self) -> tuple[str, ...]:
+        """Who may act now."""
+        return (
+            ()
+            if self.engine is None or self.status != "running"
+            else (self.engine.acting_players())
+        )
+
+    def plays_itself(self, player: str) -> bool:
+        """Whether a computer makes this seat's moves right now."""
+        return _plays_itself(self.meta, player)
+
+    def level_of(self, player: str) -> str:
+        """A computer seat's level; normal for a seat taken over from an absent person."""
+        return self.meta.computers.get(player, "normal")
+
+    def turn_seconds(self) -> int:
+        """The table's time per turn."""
+        return int(self.record.options.get("turn_seconds", DEFAULT_TURN_SECONDS))
+
+    def user_locale(self, player: str) -> str | None:
+        """The language a person last used with this table, for DMs."""
+        return self.meta.user_locales.get(player)
+
+    # -- the one path for every change ----------------------------------------------------
+
+    async def change(self, step: Callable[[Draft], Any], *, then: Then | None = None) -> Draft:
+        """Take the table's lock and make one change (see `change_locked`)."""
+        async with self.lock:
+            return await self.change_locked(step, then=then)
+
+    async def change_locked(
+        self, step: Callable[[Draft], Any], *, then: Then | None = None
+    ) -> Draft:
+        """Compute a change on a draft, save it in one transaction, then swap it in.
+
+        ``step`` may raise a UserError: nothing changes. A failed save raises SaveFailed:
+        nothing changes either. ``then`` runs after the swap, still under the lock, so
+        publications of successive changes keep their order.
+        """
+        if not self.lock.locked():
+            raise RuntimeError("change_locked needs the table's lock")
+        draft = Draft(self, self.clock())
+        draft.result = step(draft)
+        draft.finish()
+        try:
+            await self.storage.save_table(
+                draft.record, draft.move, expect_revision=self.record.revision
+            )
+        except Exception as error:
+            log.warning(
+                "could not save %s table %s (revision %s): %r",
+                self.spec.name,
+                self.id,
+                self.record.revision,
+                error,
+                exc_info=True,
+            )
+            raise SaveFailed() from error
+        self._swap(draft)
+        published = False
+        if then is not None:
+            try:
+                published = await then()
+            except Exception:
+                # The change stands; the table message is brought up to date another way.
+                log.warning("answering a change of table %s failed", self.id, exc_info=True)
+        self.on_changed(self, published)
+        return draft
+
+    def _swap(self, draft: Draft) -> None:
+        self.record = draft.record
+        self.meta = draft.meta
+        if draft._engine is not None:
+            self.engine = draft._engine
+        if not self.is_open:
+            self.memory.clear()

@@ -1,0 +1,133 @@
+"""The contract a game signs to be played at a table: engine, renderer, AI and options."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
+
+from bot.engines.contract import GameEngine
+
+
+def is_computer_id(player: str | int) -> bool:
+    """Computer seats have negative ids; people have their Discord ids."""
+    return int(player) < 0
+
+
+class Letter(NamedTuple):
+    """A DM to send once a change is saved: who, which message, its placeholders."""
+
+    player: str
+    key: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TableFacts:
+    """What any message about a table may show besides the game: no engine, nothing hidden."""
+
+    id: int
+    game: str
+    status: str
+    host_id: int
+    seats: tuple[int, ...]
+    options: Mapping[str, Any]
+    names: Mapping[str, str]
+    computers: Mapping[str, str]
+    min_players: int
+    max_players: int
+    move_number: int = 0
+
+    def name(self, player: str | int) -> str:
+        """The display name a player had when they sat down."""
+        return self.names.get(str(player), f"<@{player}>")
+
+    def mention(self, player: str | int) -> str:
+        """A mention for people, the name for computer players (who cannot be mentioned)."""
+        return self.name(player) if is_computer_id(player) else f"<@{player}>"
+
+
+@dataclass(frozen=True, slots=True)
+class PublicTable:
+    """Everything a public message may be built from: the facts and the public view only."""
+
+    facts: TableFacts
+    view: Any  # the game's public view (None in a lobby or a table closed before its game)
+    notice: tuple[str, str] | None = None  # (message key, player) shown above the table
+    deadline: float | None = None  # of the turn in progress
+    away: tuple[str, ...] = ()  # seats a computer plays until "I'm back"
+    turn_seconds: int = 60
+    closed_reason: str | None = None
+    closed_by: int | None = None
+    invited: tuple[int, ...] = ()
+
+
+# A message as keyword arguments for discord.py's send/edit (content, embed, view).
+MessageFields = dict[str, Any]
+
+
+class GameRenderer(Protocol):
+    """Builds a game's own messages; public ones from the public view only."""
+
+    colour: int  # the game's embed colour (0xRRGGBB)
+
+    def title(self, locale: object) -> str:
+        """The game's name in a language ("Geschenkt!"), for the shared messages."""
+        ...
+
+    def dm_closed_hint(self, locale: object) -> str:
+        """Where a player whose DMs are closed finds their private information instead."""
+        ...
+
+    def option_lines(self, options: Mapping[str, Any], locale: object) -> list[str]:
+        """The table's options in words, for the lobby."""
+        ...
+
+    def table(self, facts: TableFacts, public: Any, locale: object) -> MessageFields:
+        """The public message of a running game, from the public view."""
+        ...
+
+    def final(self, facts: TableFacts, public: Any, locale: object) -> MessageFields:
+        """The public message of a finished game (its scoreboard), from the public view."""
+        ...
+
+    def private(self, facts: TableFacts, view: Any, locale: object) -> MessageFields:
+        """A player's private message, from that player's view."""
+        ...
+
+    def rules(self, locale: object) -> Any:
+        """The rules summary embed."""
+        ...
+
+    def describe(self, name: str, value: object, facts: TableFacts, locale: object) -> str | None:
+        """An engine error detail in words (a colour, a card), or None to show it as is."""
+        ...
+
+
+# A computer's choice: (the seat's own view, level, seeded rng, the seat's memory).
+ChooseAction = Callable[[Any, str, random.Random, Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """One game as the table core sees it."""
+
+    name: str
+    min_players: int
+    max_players: int
+    # (seated player ids in seat order, seed, the table's options) -> a fresh game
+    new_engine: Callable[[Sequence[str], int, Mapping[str, Any]], GameEngine[Any]]
+    engine_from_dict: Callable[[Mapping[str, Any]], GameEngine[Any]]
+    renderer: GameRenderer
+    choose: ChooseAction
+    # Checks and normalises `start` options; raises UserError with the reason.
+    parse_options: Callable[[Mapping[str, Any]], dict[str, Any]] = dict
+    new_memory: Callable[[], Any] = field(default=lambda: None)
+    # DMs a saved move causes: (game after the move, player, what apply returned).
+    letters: Callable[[GameEngine[Any], str, Any], list[Letter]] = field(
+        default=lambda engine, player, move: []
+    )
+    start_letters: Callable[[GameEngine[Any]], list[Letter]] = field(default=lambda engine: [])
+    # Levels whose search is slow enough to run in a worker thread.
+    threaded_levels: frozenset[str] = frozenset({"hard"})

@@ -1,0 +1,299 @@
+"""The registry of table sessions: one per open table, with its channel's lock and timers.
+
+It opens and restores tables, carries out timed events (computer moves, pings, timeouts,
+lobby expiry) through the one change path, and frees a session when its table ends.
+Publishing goes through a `Publisher`, which the Discord layer provides.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import Any, Protocol
+
+from bot.storage import ChannelBusy, Storage, TableRecord
+from bot.table.errors import UserError
+from bot.table.session import Draft, TableSession
+from bot.table.spec import GameSpec, Letter
+from bot.table.timers import TimedEvent, Timers
+
+log = logging.getLogger(__name__)
+
+
+class Publisher(Protocol):
+    """What the table core needs from the messaging side."""
+
+    def refresh(self, session: TableSession) -> None:
+        """Bring the table's public message up to date (soon, latest state wins)."""
+        ...
+
+    async def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
+        """Send the DMs a saved change caused."""
+        ...
+
+    async def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
+        """Remind people at half time that it is their turn."""
+        ...
+
+
+class QuietPublisher:
+    """A publisher that shows nothing (until the Discord layer sets the real one)."""
+
+    def refresh(self, session: TableSession) -> None:
+        """Nothing to refresh."""
+
+    async def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
+        """Nothing to send."""
+
+    async def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
+        """Nobody to ping."""
+
+
+class Tables:
+    """Every open table in memory, one per channel, each behind its channel's lock."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        clock: Callable[[], float],
+        ready: Callable[[], Awaitable[object]],
+    ) -> None:
+        self.storage = storage
+        self.clock = clock
+        self.specs: dict[str, GameSpec] = {}
+        self.publisher: Publisher = QuietPublisher()
+        self.timers = Timers(self._on_event, clock=clock, ready=ready)
+        self._by_id: dict[int, TableSession] = {}
+        self._by_channel: dict[int, int] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    # -- the registry -------------------------------------------------------------------
+
+    def register(self, spec: GameSpec) -> None:
+        """Make a game playable at tables."""
+        self.specs[spec.name] = spec
+
+    def lock(self, channel_id: int) -> asyncio.Lock:
+        """The lock that serialises every change to the table in one channel."""
+        lock = self._locks.get(channel_id)
+        if lock is None:
+            lock = self._locks[channel_id] = asyncio.Lock()
+        return lock
+
+    def get(self, table_id: int) -> TableSession | None:
+        """An open table by id, or None if it is closed or unknown."""
+        return self._by_id.get(table_id)
+
+    def in_channel(self, channel_id: int) -> TableSession | None:
+        """The open table in a channel, or None."""
+        table_id = self._by_channel.get(channel_id)
+        return None if table_id is None else self._by_id.get(table_id)
+
+    def __iter__(self) -> Iterator[TableSession]:
+        return iter(list(self._by_id.values()))
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def _session(self, record: TableRecord) -> TableSession:
+        session = TableSession(
+            self.specs[record.game], record, self.storage, self.lock(record.channel_id), self.clock
+        )
+        session.on_changed = self._changed
+        return session
+
+    def _remember(self, session: TableSession) -> None:
+        self._by_id[session.id] = session
+        self._by_channel[session.channel_id] = session.id
+
+    def _forget(self, session: TableSession) -> None:
+        self._by_id.pop(session.id, None)
+        if self._by_channel.get(session.channel_id) == session.id:
+            del self._by_channel[session.channel_id]
+        self.timers.cancel(session.id)
+        session.memory.clear()
+
+    def _changed(self, session: TableSession, published: bool) -> None:
+        """After every saved change: plan timers, free closed tables, publish."""
+        if session.is_open:
+            self._remember(session)
+            self.timers.schedule(session)
+        else:
+            self._forget(session)
+        if not published:
+            self.publisher.refresh(session)
+
+    def close(self) -> None:
+        """Stop every timer (the bot is shutting down)."""
+        self.timers.cancel_all()
+
+    # -- opening and restoring ----------------------------------------------------------
+
+    async def restore(self) -> list[TableSession]:
+        """Load every open table of the registered games; plan their timers and refreshes."""
+        restored = []
+        for record in await self.storage.open_tables():
+            if record.game not in self.specs:
+                continue
+            try:
+                session = self._session(record)
+            except Exception:
+                # One unreadable row must not keep every other table from starting.
+                log.exception("table %s could not be restored; it stays closed", record.id)
+                continue
+            self._remember(session)
+            self.timers.schedule(session)
+            restored.append(session)
+        # A crash between a save and its publication left some messages behind: refresh
+        # every open table once (the publisher paces the edits).
+        for session in restored:
+            self.publisher.refresh(session)
+        log.info("restored %d tables", len(restored))
+        return restored
+
+    async def open(
+        self,
+        spec: GameSpec,
+        record: TableRecord,
+        *,
+        seat: Callable[[Draft], None],
+        post: Callable[[TableSession], Awaitable[int]],
+    ) -> TableSession:
+        """Open a lobby: create its row, let ``seat`` fill it, post its message.
+
+        If the message cannot be posted, the row is deleted again, so the channel is free.
+        """
+        async with self.lock(record.channel_id):
+            existing = self.in_channel(record.channel_id)
+            if existing is not None:
+                raise UserError("table.channel_busy", link=existing.jump_url)
+            record.meta.setdefault("opened_at", self.clock())
+            try:
+                await self.storage.create_table(record)
+            except ChannelBusy:
+                raise UserError("table.channel_busy_unknown") from None
+            session = self._session(record)
+            try:
+                await session.change_locked(seat, then=_published)
+                message_id = await post(session)
+            except BaseException:
+                self._forget(session)
+                await self.storage.discard_table(session.id)
+                raise
+            self._remember(session)
+
+            def keep_message(draft: Draft) -> None:
+                draft.record.message_id = message_id
+
+            await session.change_locked(keep_message, then=_published)
+            return session
+
+    # -- timed events -------------------------------------------------------------------
+
+    async def _on_event(self, session: TableSession, event: TimedEvent) -> None:
+        if self.get(session.id) is not session:
+            return  # closed meanwhile
+        if event.kind == "expire":
+            await self._expire(session)
+        elif event.kind == "computer":
+            await self._computer_turn(session, event.move)
+        elif event.kind == "ping":
+            await self._ping(session, event.move)
+        elif event.kind == "timeout":
+            await self._timeout(session, event.move)
+
+    async def _expire(self, session: TableSession) -> None:
+        async with session.lock:
+            if session.status != "lobby":
+                return
+            await session.change_locked(Draft.expire)
+
+    async def choose(self, session: TableSession, player: str) -> Any:
+        """A computer's action for a seat, from that seat's own view (under the lock)."""
+        engine = session.running_engine()
+        level = session.level_of(player)
+        rng = random.Random(f"{session.id}:{engine.move_number}:{player}")
+        memory = session.memory.setdefault(player, session.spec.new_memory())
+        view = engine.view(player)
+        if level in session.spec.threaded_levels:
+            # A search of up to a quarter second: keep the event loop free for other tables.
+            return await asyncio.to_thread(session.spec.choose, view, level, rng, memory)
+        return session.spec.choose(view, level, rng, memory)
+
+    async def _computer_turn(self, session: TableSession, move: int) -> None:
+        letters: list[Letter] = []
+        async with session.lock:
+            if session.engine is None or session.engine.move_number != move:
+                return
+            for player in session.acting_players():
+                if session.plays_itself(player):
+                    action = await self.choose(session, player)
+                    draft = await session.change_locked(_auto(player, action, timed_out=False))
+                    letters = draft.letters
+                    break  # one move per delay, so people can follow
+        await self.publisher.deliver(session, letters)
+
+    async def _ping(self, session: TableSession, move: int) -> None:
+        async with session.lock:
+            turn = session.meta.turn
+            if turn is None or turn.move != move or turn.pinged:
+                return
+            players = [p for p in session.acting_players() if not session.plays_itself(p)]
+            await session.change_locked(lambda d: d.mark_pinged(move))
+            deadline = turn.deadline
+        await self.publisher.ping(session, players, deadline)
+
+    async def _timeout(self, session: TableSession, move: int) -> None:
+        letters: list[Letter] = []
+        async with session.lock:
+            turn = session.meta.turn
+            if turn is None or turn.move != move:
+                return
+            late = [p for p in session.acting_players() if not session.plays_itself(p)]
+            for player in late:
+                if player not in session.acting_players():
+                    continue
+                action = await self.choose(session, player)
+                draft = await session.change_locked(_auto(player, action, timed_out=True))
+                letters += draft.letters
+        await self.publisher.deliver(session, letters)
+
+    # -- DMs ----------------------------------------------------------------------------
+
+    async def note_dm_closed(self, session: TableSession, player: str) -> None:
+        """A player's DMs are closed: never try again at this table, hint them once."""
+
+        def close(draft: Draft) -> None:
+            if player not in draft.meta.dm_closed:
+                draft.meta.dm_closed.append(player)
+                draft.meta.hint_pending.append(player)
+
+        if player not in session.meta.dm_closed:
+            await session.change(close, then=_published)
+
+    async def take_hint(self, session: TableSession, player: str) -> bool:
+        """Whether a player is owed the closed-DM hint; it is owed once."""
+        if player not in session.meta.hint_pending:
+            return False
+
+        def taken(draft: Draft) -> None:
+            draft.meta.hint_pending.remove(player)
+
+        try:
+            await session.change(taken, then=_published)
+        except (UserError, ValueError):
+            return False
+        return True
+
+
+def _auto(player: str, action: Any, *, timed_out: bool) -> Callable[[Draft], Any]:
+    """The step of a computer's move for ``player``."""
+    return lambda draft: draft.auto_move(player, action, timed_out=timed_out)
+
+
+async def _published() -> bool:
+    """For changes that do not alter the public message."""
+    return True

@@ -1,0 +1,132 @@
+"""Timed events of tables: computer moves, half-time pings, turn deadlines, lobby expiry.
+
+Deadlines live in each table's metadata, so they survive restarts; one asyncio task per
+table sleeps until the next thing is due. A timed move that cannot be saved is retried
+with backoff, never dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.table.session import TableSession
+
+log = logging.getLogger(__name__)
+
+BOT_DELAY = 2.0  # seconds a computer "thinks" so people can follow its moves
+LOBBY_TTL = 15 * 60  # a lobby not started within 15 minutes closes itself
+RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 60.0)  # then every 60 s
+
+
+@dataclass(frozen=True, slots=True)
+class TimedEvent:
+    """What is due next at a table, and when."""
+
+    kind: str  # "computer", "ping", "timeout" or "expire"
+    due: float
+    move: int
+
+
+def next_event(session: TableSession, now: float) -> TimedEvent | None:
+    """The next timed event of a table, from its state alone (pure)."""
+    if session.status == "lobby":
+        return TimedEvent("expire", session.meta.opened_at + LOBBY_TTL, 0)
+    if session.status != "running" or session.engine is None:
+        return None
+    move = session.engine.move_number
+    if any(session.plays_itself(p) for p in session.acting_players()):
+        return TimedEvent("computer", now + BOT_DELAY, move)
+    turn = session.meta.turn
+    if turn is None:
+        return None
+    half = turn.deadline - session.turn_seconds() / 2
+    if not turn.pinged and now < half:
+        return TimedEvent("ping", half, turn.move)
+    return TimedEvent("timeout", turn.deadline, turn.move)
+
+
+# Carries an event out; returns normally when done (or no longer due), raises to retry.
+Handler = Callable[["TableSession", TimedEvent], Awaitable[None]]
+
+
+class Timers:
+    """One pending task per table for its next timed event."""
+
+    def __init__(
+        self,
+        handle: Handler,
+        *,
+        clock: Callable[[], float],
+        ready: Callable[[], Awaitable[object]],
+        name: str = "table",
+    ) -> None:
+        self._handle = handle
+        self._clock = clock
+        self._ready = ready
+        self._name = name
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def schedule(self, session: TableSession) -> None:
+        """(Re)plan the next timed event of a table after any change."""
+        self.cancel(session.id)
+        event = next_event(session, self._clock())
+        if event is None:
+            return
+        self._tasks[session.id] = asyncio.create_task(
+            self._run(session, event), name=f"{self._name}-{session.id}-{event.kind}"
+        )
+
+    def cancel(self, table_id: int) -> None:
+        """Stop whatever was scheduled for a table."""
+        task = self._tasks.pop(table_id, None)
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+
+    def cancel_all(self) -> None:
+        """Stop every timer (the bot is closing)."""
+        for table_id in list(self._tasks):
+            self.cancel(table_id)
+
+    async def _sleep_until(self, due: float) -> None:
+        await self._ready()
+        delay = due - self._clock()
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+    async def _run(self, session: TableSession, event: TimedEvent) -> None:
+        await self._sleep_until(event.due)
+        attempt = 0
+        while True:
+            try:
+                await self._handle(session, event)
+                break
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                delay = RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)]
+                attempt += 1
+                log.warning(
+                    "%s on %s table %s failed (attempt %d); retrying in %.0f s",
+                    event.kind,
+                    session.spec.name,
+                    session.id,
+                    attempt,
+                    delay,
+                    exc_info=True,
+                )
+                await asyncio.sleep(delay)
+            if not session.is_open:
+                break
+        if self._tasks.get(session.id) is asyncio.current_task():
+            # Done without a change that planned the next event (a ping): plan it now.
+            del self._tasks[session.id]
+            if session.is_open:
+                self.schedule(session)

@@ -1,0 +1,96 @@
+"""Imports point one way: engines ← ai ← table core ← render ← Discord glue ← cogs / app."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Each layer and the first-party modules it may import (by prefix); anything not listed
+# is forbidden. Third-party imports are checked separately (the core never sees discord).
+LAYERS: dict[str, tuple[str, ...]] = {
+    "bot/engines": ("bot.engines",),
+    "bot/ai": ("bot.engines", "bot.ai"),
+    "bot/table": ("bot.engines", "bot.ai", "bot.table", "bot.storage"),
+    "bot/storage.py": (),
+    "bot/render": ("bot.engines", "bot.table", "bot.i18n", "bot.render"),
+    "bot/interactions.py": ("bot.i18n", "bot.table"),
+    "bot/languages.py": ("bot.storage",),
+    "bot/publisher.py": ("bot.i18n", "bot.render", "bot.table", "bot.app"),
+    "bot/tablecog.py": (
+        "bot.i18n",
+        "bot.interactions",
+        "bot.render",
+        "bot.storage",
+        "bot.table",
+        "bot.app",
+    ),
+    "bot/app.py": (
+        "bot.command_translator",
+        "bot.interactions",
+        "bot.languages",
+        "bot.publisher",
+        "bot.render",
+        "bot.settings",
+        "bot.storage",
+        "bot.table",
+    ),
+}
+PURE = ("bot/engines", "bot/ai", "bot/table", "bot/storage.py")
+
+
+def modules_imported(path: Path) -> set[str]:
+    """Every module a file imports (type-checking-only imports included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def files_of(layer: str) -> list[Path]:
+    """The Python files of a layer (a folder or one module)."""
+    path = REPO / layer
+    return sorted(path.rglob("*.py")) if path.is_dir() else [path]
+
+
+def first_party(module: str) -> bool:
+    """Whether a module is the bot's own."""
+    return module.split(".")[0] in ("bot", "cogs")
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_layer_imports_point_one_way(layer: str) -> None:
+    """A layer imports only the layers below it (and never a cog)."""
+    allowed = LAYERS[layer]
+    wrong = [
+        f"{path.relative_to(REPO)} imports {module}"
+        for path in files_of(layer)
+        for module in modules_imported(path)
+        if first_party(module)
+        and not any(module == a or module.startswith(a + ".") for a in allowed)
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("layer", PURE)
+def test_pure_layers_never_touch_discord(layer: str) -> None:
+    """Engines, computer players and the table core run without Discord."""
+    wrong = [
+        f"{path.relative_to(REPO)} imports {module}"
+        for path in files_of(layer)
+        for module in modules_imported(path)
+        if module.split(".")[0] in ("discord", "aiohttp")
+    ]
+    assert wrong == []
+
+
+def test_app_imports_no_cog() -> None:
+    """The bot factory loads cogs as extensions by name; it imports none of them."""
+    assert not [m for m in modules_imported(REPO / "bot/app.py") if m.startswith("cogs")]

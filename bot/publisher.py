@@ -61,11 +61,6 @@ class DiscordPublisher:
             self._drains.add(task)
             task.add_done_callback(self._drains.discard)
 
-    async def settle(self) -> None:
-        """Wait until every marked table has been edited (for tests and shutdown)."""
-        while self._drains:
-            await asyncio.gather(*list(self._drains), return_exceptions=True)
-
     async def _drain(self) -> None:
         await self.bot.wait_until_ready()
         while self._dirty:

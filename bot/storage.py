@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import Any, cast
 
 import aiosqlite
+
+log = logging.getLogger(__name__)
 
 OPEN_STATUSES = ("lobby", "running")
 
@@ -283,7 +286,15 @@ class Storage:
             params = (game,)
         async with self._db.execute(query + " ORDER BY id", params) as cursor:
             rows = await cursor.fetchall()
-        return [_row_to_record(row) for row in rows]
+        records = []
+        for row in rows:
+            try:
+                records.append(_row_to_record(row))
+            except (ValueError, TypeError):
+                # One unreadable row (a hand edit, another version) must not keep every
+                # other table from starting.
+                log.exception("table %s has an unreadable row; it is left closed", row["id"])
+        return records
 
     async def moves(self, table_id: int) -> list[tuple[int, str, str]]:
         """The move log of one table: (move number, player, action)."""

@@ -307,9 +307,7 @@ class GameTableCog(commands.Cog):
         assert interaction.channel_id is not None
         session = self.tables.in_channel(interaction.channel_id)
         if session is None or session.status != "running" or session.spec.name != self.spec.name:
-            raise UserError(
-                "table.no_game_here", game=self.spec.renderer.title(interaction.locale)
-            )
+            raise UserError("table.no_game_here", game=self.spec.renderer.title(interaction.locale))
         return session
 
     async def show_rules(self, interaction: discord.Interaction) -> None:

@@ -49,7 +49,13 @@ SAME_AS_ENGLISH = {
         "rage.why.bonus",
         "game.rage.name",  # a proper name, the same in every language
     },
-    "ru": {"cmd.nothanks.name", "game.nothanks.name", "nothanks.game.title", "nothanks.button.pass", "nothanks.log.pass"},
+    "ru": {
+        "cmd.nothanks.name",
+        "game.nothanks.name",
+        "nothanks.game.title",
+        "nothanks.button.pass",
+        "nothanks.log.pass",
+    },
     # "Computer" and "normal" are German words too; "Computer" is Italian as well.
     "de": {"table.computer_name", "table.level.normal", "cmd.choice.normal.name"},
     "it": {"table.computer_name"},

@@ -5,11 +5,12 @@ once) and plays ``--actions`` bids and cards round-robin across them the way a p
 click "Show my hand" on the public message, pick a bid or card in the private select and,
 for a Joker, its colour in a second select. The bot's handling of every click and select is
 timed by wrapping the cog's ``on_click`` (routing, engine, SQLite commit, the interaction
-response and the public table edit); the share spent in ``Tables.save`` is reported too,
-and, for reference, the wall time of each SimCord interaction (after a click that only
-answers privately, Show my hand or a Joker asking for its colour, SimCord's settle loop
-sleeps its 50 ms idle interval, so those walls are ~55 ms whatever the bot does). There is
-no numeric target; No Thanks! had p99 < 25 ms per click, printed for comparison.
+response; the public table message is edited afterwards by the bot's publisher, so only
+the wall time includes it); the share spent in ``Storage.save_table`` is reported too,
+and, for reference, the wall time of each SimCord interaction (SimCord's settle loop mostly
+waits out its 50 ms idle interval, so most walls are ~55-65 ms whatever the bot does; a
+Joker asking for its colour, which only edits the private view, is the exception). There
+is no numeric target; No Thanks! had p99 < 25 ms per click, printed for comparison.
 
 Turn timers stay on unless ``--no-timers`` (which benchmarks/nothanks_table.py always
 uses). With them on, SimCord's settle loop scans every table's sleeping timer task on each
@@ -31,7 +32,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,9 +46,11 @@ from simcord.results import InteractionResult, ResponseMessage, to_discord_messa
 
 from bot.app import CardtableBot, create_bot
 from bot.engines.rage import JOKER, Bid, Play, RageState
+from bot.render.components import Click
 from bot.settings import Settings
-from bot.storage import TableRecord
-from bot.turns import Autoplay
+from bot.storage import Storage, TableRecord
+from bot.table.session import TableSession
+from bot.table.timers import Timers
 
 TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 NOTHANKS_TARGET_MS = 25.0
@@ -64,7 +67,8 @@ VARIANTS: tuple[dict[str, bool], ...] = (
     {"hidden_bids": True, "sweep": True},
     {"secret_bids": True, "sweep": True},
 )
-OnClick = Callable[..., Awaitable[None]]
+OnClick = Callable[[discord.Interaction, Click], Awaitable[None]]
+SaveTable = Callable[..., Awaitable[None]]
 
 
 @dataclass
@@ -145,7 +149,7 @@ def without_timers() -> None:
     With them on, every running table keeps a sleeping task, and SimCord's settle loop
     scans every task against every timer on each pass, inside the clicks' timing.
     """
-    Autoplay.schedule = lambda self, record: None  # type: ignore[method-assign]
+    Timers.schedule = lambda self, session: None  # type: ignore[method-assign]
 
 
 def settings_for(database: Path) -> Settings:
@@ -158,6 +162,26 @@ def rage_cog(env: Env) -> Any:
     cog = env.bot.get_cog("Rage")
     assert cog is not None and type(cog).__name__ == "Rage"
     return cog
+
+
+def session_of(env: Env, table_id: int) -> TableSession:
+    """The open table with this id (closed tables leave the registry)."""
+    session = env.bot.tables.get(table_id)  # type: ignore[attr-defined]
+    assert session is not None, f"table {table_id} is not open"
+    return session
+
+
+def is_running(env: Env, table_id: int) -> bool:
+    """Whether the table's game is still running (closed tables leave the registry)."""
+    session = env.bot.tables.get(table_id)  # type: ignore[attr-defined]
+    return session is not None and session.status == "running"
+
+
+def rage_state(session: TableSession) -> RageState:
+    """The session's live game (a new object after every saved move: read it again)."""
+    state = session.engine
+    assert isinstance(state, RageState)
+    return state
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -180,50 +204,49 @@ def summary(values: list[float]) -> str:
     )
 
 
-def kind_of(action: str, values: list[str] | None) -> str:
+def kind_of(action: str, values: Sequence[str]) -> str:
     """The timing bucket of a click: its action, with a Joker card choice apart."""
-    if action == "play" and values == [JOKER.code]:
+    if action == "play" and tuple(values) == (JOKER.code,):
         return "play JOKER (asks colour)"
     return action
 
 
-def instrument(cog: Any, times: Times) -> None:
-    """Wrap the cog instance's ``on_click`` and ``tables.save`` to record their times."""
+def instrument(env: Env, cog: Any, times: Times) -> None:
+    """Wrap the cog's ``on_click`` and the bot's ``storage.save_table`` to record times."""
     original: OnClick = cog.on_click
 
-    async def timed_on_click(
-        interaction: discord.Interaction,
-        table_id: int,
-        move: int,
-        action: str,
-        arg: str = "",
-        values: list[str] | None = None,
-    ) -> None:
-        """Time one click or select from routing to the public table edit."""
+    async def timed_on_click(interaction: discord.Interaction, click: Click) -> None:
+        """Time one click or select from routing to the interaction's answer."""
         start, scanned = time.perf_counter(), METER.seconds
         try:
-            await original(interaction, table_id, move, action, arg, values)
+            await original(interaction, click)
         finally:
             elapsed = time.perf_counter() - start
-            kind = kind_of(action, values)
+            kind = kind_of(click.action, click.values)
             times.bot.setdefault(kind, []).append(elapsed)
             times.bot_net.setdefault(kind, []).append(elapsed - (METER.seconds - scanned))
             times.calls += 1
             times.bot_seconds += elapsed
 
     cog.on_click = timed_on_click
-    save = cog.tables.save
+    storage: Storage = env.bot.storage  # type: ignore[attr-defined]
+    save: SaveTable = storage.save_table
 
-    async def timed_save(record: TableRecord, move: tuple[str, str] | None = None) -> None:
+    async def timed_save(
+        record: TableRecord,
+        move: tuple[str, str] | None = None,
+        *,
+        expect_revision: int | None = None,
+    ) -> None:
         """Time one save (a move's: the SQLite UPDATE + INSERT + commit)."""
         start, scanned = time.perf_counter(), METER.seconds
-        await save(record, move)
+        await save(record, move, expect_revision=expect_revision)
         elapsed = time.perf_counter() - start
         times.saves.append(elapsed)
         times.saves_net.append(elapsed - (METER.seconds - scanned))
         times.move_saves += move is not None
 
-    cog.tables.save = timed_save
+    storage.save_table = timed_save  # type: ignore[method-assign]
 
 
 async def close_storage(bot: CardtableBot) -> None:
@@ -282,7 +305,7 @@ def choose(state: RageState, player: str, rng: random.Random) -> Bid | Play:
 
 
 async def open_table(
-    env: Env, guild: GuildHandle, number: int, players: int, variant: dict[str, bool], cog: Any
+    env: Env, guild: GuildHandle, number: int, players: int, variant: dict[str, bool]
 ) -> BenchTable:
     """Create a channel, open a Rage lobby with the variants, seat players and start."""
     channel = guild.create_text_channel(f"rage-{number}")
@@ -295,21 +318,21 @@ async def open_table(
         assert joined.acknowledged and not joined.ephemeral, f"join refused: {answer(joined)}"
     started = await members[0].click(message, label="Start")
     assert started.acknowledged and not started.ephemeral, f"start refused: {answer(started)}"
-    record = cog.tables.in_channel(channel.id)
-    assert record is not None and record.id in cog.engines
-    return BenchTable(channel, members, variant, message.id, record.id)
+    session = env.bot.tables.in_channel(channel.id)  # type: ignore[attr-defined]
+    assert session is not None and is_running(env, session.id)
+    return BenchTable(channel, members, variant, message.id, session.id)
 
 
-async def rematch(env: Env, table: BenchTable, cog: Any) -> None:
+async def rematch(env: Env, table: BenchTable) -> None:
     """After a finished game, open the rematch lobby and start it, same seats."""
     host = table.players[table.games_played % len(table.players)]
     lobby = await host.click(public_message(env, table), label="Rematch")
     assert lobby.response is not None and not lobby.ephemeral, "rematch refused"
     started = await host.click(lobby.response.message, label="Start")
     assert started.acknowledged and not started.ephemeral, "rematch start refused"
-    record = cog.tables.in_channel(table.channel.id)
-    assert record is not None and record.id in cog.engines
-    table.message_id, table.table_id = lobby.response.id, record.id
+    session = env.bot.tables.in_channel(table.channel.id)  # type: ignore[attr-defined]
+    assert session is not None and is_running(env, session.id)
+    table.message_id, table.table_id = lobby.response.id, session.id
     table.games_played += 1
 
 
@@ -326,11 +349,13 @@ async def timed(
     return result
 
 
-async def play_one(env: Env, table: BenchTable, cog: Any, times: Times, rng: random.Random) -> str:
+async def play_one(env: Env, table: BenchTable, times: Times, rng: random.Random) -> str:
     """One player of this table acts through the private hand view; return the action kind."""
-    state: RageState = cog.engines[table.table_id]
+    # The session stays up to date after its game ends, even once it leaves the registry.
+    session = session_of(env, table.table_id)
+    state = rage_state(session)
     before = state.move_number
-    actors = state.players_to_act()
+    actors = state.acting_players()
     player = actors[0] if len(actors) == 1 else rng.choice(actors)
     actor = next(p for p in table.players if str(p.id) == player)
     chosen = choose(state, player, rng)
@@ -352,7 +377,7 @@ async def play_one(env: Env, table: BenchTable, cog: Any, times: Times, rng: ran
         if chosen.card == JOKER:
             assert chosen.colour is not None
             colours = result.response
-            assert colours is not None and cog.engines[table.table_id].move_number == before
+            assert colours is not None and rage_state(session).move_number == before
             kind = "joker"
             colour_select = first_select(colours)
             assert ":joker" in colour_select, f"no colour choice: {colours.content!r}"
@@ -366,9 +391,8 @@ async def play_one(env: Env, table: BenchTable, cog: Any, times: Times, rng: ran
     assert result.acknowledged and not result.followups, [f.content for f in result.followups]
     expected = 3 if kind == "joker" else 2
     assert times.calls == calls + expected, "a click did not reach on_click"
-    now = cog.engines.get(table.table_id)
-    if now is not None:
-        assert now.move_number == before + 1, f"the {kind} was not applied"
+    if is_running(env, table.table_id):
+        assert rage_state(session).move_number == before + 1, f"the {kind} was not applied"
     else:
         record = await env.bot.storage.get_table(table.table_id)
         assert record is not None and record.status == "finished"
@@ -389,11 +413,11 @@ async def bench(database: Path, count: int, actions: int, settle_timeout: float,
         cog = rage_cog(env)
         start = time.perf_counter()
         tables = [
-            await open_table(env, guild, n, 3 + n % 4, VARIANTS[n % len(VARIANTS)], cog)
+            await open_table(env, guild, n, 3 + n % 4, VARIANTS[n % len(VARIANTS)])
             for n in range(count)
         ]
         setup = time.perf_counter() - start
-        running = sum(1 for t in tables if t.table_id in cog.engines)
+        running = sum(1 for t in tables if is_running(env, t.table_id))
         seats = sum(len(t.players) for t in tables)
         print(
             f"set-up: {count} lobbies ({seats} players, {len(VARIANTS)} variant mixes) filled "
@@ -401,7 +425,7 @@ async def bench(database: Path, count: int, actions: int, settle_timeout: float,
         )
         assert running == count
         times = Times()
-        instrument(cog, times)
+        instrument(env, cog, times)
         METER.install()
         scanned = METER.seconds
         kinds: dict[str, int] = {}
@@ -409,17 +433,19 @@ async def bench(database: Path, count: int, actions: int, settle_timeout: float,
         start = time.perf_counter()
         for n in range(actions):
             table = tables[n % count]
-            if table.table_id not in cog.engines:
-                await rematch(env, table, cog)
+            if not is_running(env, table.table_id):
+                await rematch(env, table)
                 rematches += 1
-            kind = await play_one(env, table, cog, times, rng)
+            kind = await play_one(env, table, times, rng)
             kinds[kind] = kinds.get(kind, 0) + 1
         wall = time.perf_counter() - start
         scanned = METER.seconds - scanned
-        still = sum(1 for t in tables if t.table_id in cog.engines)
-        rounds = sorted(cog.engines[t.table_id].round for t in tables if t.table_id in cog.engines)
+        live = [session_of(env, t.table_id) for t in tables if is_running(env, t.table_id)]
+        still = len(live)
+        rounds = sorted(rage_state(session).round for session in live)
         record = await env.bot.storage.get_table(tables[0].table_id)
-        engine = cog.engines.get(tables[0].table_id)
+        first = env.bot.tables.get(tables[0].table_id)  # type: ignore[attr-defined]
+        engine = None if first is None else first.engine
         assert record is not None and engine is not None
         assert record.move_number == engine.move_number, "memory and database disagree"
     report(times, kinds, actions, wall, rematches, still, rounds)
@@ -454,7 +480,7 @@ def report(
     )
     saved = sum(times.saves)
     print(
-        f"committing (Tables.save: SQLite UPDATE + INSERT + commit), x{len(times.saves)} "
+        f"committing (Storage.save_table: SQLite UPDATE + INSERT + commit), x{len(times.saves)} "
         f"({times.move_saves} with a move): {summary(times.saves)}"
     )
     print(

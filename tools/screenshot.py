@@ -53,10 +53,11 @@ async def main(out: Path) -> None:
         for member in members[1:3]:
             await member.click(message, label="Join")
         await members[0].click(message, label="Start")
-        cog = env.bot.get_cog("NoThanks")
-        record = cog.tables.in_channel(nothanks.id)
+        tables = env.bot.tables
+        session = tables.in_channel(nothanks.id)
         for _ in range(12):
-            game = cog.engines[record.id]
+            # The game is a new object after every saved move: read it again each time.
+            game = tables.get(session.id).engine
             actor = next((m for m in members if str(m.id) == game.active_player), None)
             if actor is None:
                 await env.advance_time(2.5)
@@ -70,12 +71,11 @@ async def main(out: Path) -> None:
         for member in members[1:3]:
             await member.click(message, label="Join")
         await members[0].click(message, label="Start")
-        rcog = env.bot.get_cog("Rage")
-        rrecord = rcog.tables.in_channel(rage.id)
+        rsession = tables.in_channel(rage.id)
         hand = None
         for _ in range(8):
-            state = rcog.engines[rrecord.id]
-            player = state.players_to_act()[0]
+            state = tables.get(rsession.id).engine
+            player = state.acting_players()[0]
             actor = next((m for m in members if str(m.id) == player), None)
             if actor is None:
                 await env.advance_time(2.5)

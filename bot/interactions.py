@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import inspect
 import logging
@@ -91,14 +90,15 @@ class Reply:
     not the click was deferred meanwhile.
     """
 
-    def __init__(self, interaction: discord.Interaction, *, within: float = ANSWER_WITHIN) -> None:
+    def __init__(self, interaction: discord.Interaction, *, within: float | None = None) -> None:
         self.interaction = interaction
-        self.within = within
-        self._guard: asyncio.Task[None] | None = None
-        self._deferring = False
+        self.within = ANSWER_WITHIN if within is None else within
+        # A timer callback, not a sleeping task: nothing waits on it unless it fires.
+        self._timer: asyncio.TimerHandle | None = None
+        self._defer: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> Reply:
-        self._guard = asyncio.create_task(self._defer_when_slow())
+        self._timer = asyncio.get_running_loop().call_later(self.within, self._when_slow)
         return self
 
     async def __aexit__(
@@ -109,26 +109,26 @@ class Reply:
     ) -> None:
         await self._settle()
 
-    async def _defer_when_slow(self) -> None:
-        await asyncio.sleep(self.within)
+    def _when_slow(self) -> None:
+        self._timer = None
         if not self.interaction.response.is_done():
-            self._deferring = True
             log.info("deferring a slow answer (interaction %s)", self.interaction.id)
-            if self.interaction.type is discord.InteractionType.component:
-                await self.interaction.response.defer()  # then the message is edited
-            else:
-                await self.interaction.response.defer(ephemeral=True, thinking=True)
+            self._defer = asyncio.get_running_loop().create_task(self._send_defer())
+
+    async def _send_defer(self) -> None:
+        if self.interaction.type is discord.InteractionType.component:
+            await self.interaction.response.defer()  # then the message is edited
+        else:
+            await self.interaction.response.defer(ephemeral=True, thinking=True)
 
     async def _settle(self) -> None:
-        """Stop the guard; if it is deferring right now, let it finish first."""
-        guard, self._guard = self._guard, None
-        if guard is None:
-            return
-        if not guard.done() and not self._deferring:
-            # Cancel only while it sleeps: a defer already on its way must complete.
-            guard.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await guard
+        """Stop the timer; if a defer is on its way, let it complete first."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        defer, self._defer = self._defer, None
+        if defer is not None:
+            await defer
 
     async def edit(self, **fields: Any) -> bool:
         """Edit the message the component is on (the click's answer); True when done."""

@@ -15,8 +15,8 @@ import discord
 import pytest
 from simcord import Env
 
+from bot import interactions
 from bot.app import CardtableBot
-from bot.interactions import Reply
 from bot.storage import Storage, TableRecord
 from tests.discord.helpers import NAMES, Table, open_table, select_stored
 
@@ -412,7 +412,7 @@ async def test_slow_save_defers_then_shows_the_move(
 ) -> None:
     """A save slower than Discord allows: the click is deferred, then the message shows the move."""
     table = await open_table(simcord_env, 3)
-    monkeypatch.setitem(Reply.__init__.__kwdefaults__, "within", 0.05)
+    monkeypatch.setattr(interactions, "ANSWER_WITHIN", 0.05)
     storage = simcord_env.bot.storage
     original = storage.save_table
 

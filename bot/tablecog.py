@@ -250,7 +250,10 @@ class GameTableCog(commands.Cog):
         """Open a lobby and post it as the answer to this interaction."""
 
         async def post(session: TableSession) -> int:
-            await interaction.response.send_message(**self.bot.publisher.render(session))
+            sent = await interaction.response.send_message(**self.bot.publisher.render(session))
+            if sent.message_id is not None:
+                return sent.message_id
+            # Discord did not say which message it created: ask (one more request).
             message = await interaction.original_response()
             return message.id
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from typing import Any
+from typing import Any, cast
 
 import discord
 from discord import app_commands
@@ -53,7 +53,8 @@ def _path(command: Any) -> list[str]:
 
 def command_key(context: app_commands.TranslationContextTypes) -> str | None:
     """The catalogue key of a command tree string, or None for strings outside the tree."""
-    location, data = context.location, context.data
+    # The data's type follows from the location, which mypy cannot see: read it as Any.
+    location, data = context.location, cast(Any, context.data)
     if location in (Location.command_name, Location.group_name):
         parts, field = _path(data), "name"
     elif location in (Location.command_description, Location.group_description):

@@ -37,10 +37,11 @@ def _load(path: Path) -> Catalogue:
     for message in catalog:
         if not message.id:
             continue
-        key = message.id[0] if isinstance(message.id, tuple) else message.id
-        forms = message.string if isinstance(message.string, tuple) else (message.string,)
+        key = str(message.id[0] if isinstance(message.id, tuple) else message.id)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        forms = tuple(str(form or "") for form in strings)
         if any(forms):
-            messages[key] = tuple(forms)
+            messages[key] = forms
     return Catalogue(path.stem, messages, gettext.c2py(catalog.plural_expr))
 
 

@@ -6,7 +6,7 @@ import asyncio
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -24,13 +24,11 @@ async def reply_ephemeral(
     interaction: discord.Interaction, content: str, *, embed: discord.Embed | None = None
 ) -> None:
     """Answer privately, whether or not the interaction was already answered."""
-    kwargs: dict[str, object] = {"content": content, "ephemeral": True}
-    if embed is not None:
-        kwargs["embed"] = embed
+    extra: dict[str, Any] = {} if embed is None else {"embed": embed}
     if interaction.response.is_done():
-        await interaction.followup.send(**kwargs)  # type: ignore[arg-type]
+        await interaction.followup.send(content, ephemeral=True, **extra)
     else:
-        await interaction.response.send_message(**kwargs)  # type: ignore[arg-type]
+        await interaction.response.send_message(content, ephemeral=True, **extra)
 
 
 async def answer_error(
@@ -59,8 +57,8 @@ async def answer_error(
 
 
 def answers_user_errors(
-    func: Callable[Concatenate[S, discord.Interaction, P], Awaitable[Any]],
-) -> Callable[Concatenate[S, discord.Interaction, P], Awaitable[None]]:
+    func: Callable[Concatenate[S, discord.Interaction, P], Coroutine[Any, Any, Any]],
+) -> Callable[Concatenate[S, discord.Interaction, P], Coroutine[Any, Any, None]]:
     """Answer a command's UserError ephemerally; real errors still reach the error handler."""
 
     @functools.wraps(func)
@@ -140,7 +138,7 @@ class Reply:
             await response.edit_message(**fields)
         return True
 
-    async def send(self, content: str | None = None, **fields: Any) -> None:
+    async def send(self, content: str, **fields: Any) -> None:
         """Answer privately (a new ephemeral message)."""
         await self._settle()
         if self.interaction.response.is_done():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -95,7 +95,7 @@ class DiscordPublisher:
             len(RETRY_DELAYS) + 1,
         )
 
-    async def edit(self, session: TableSession, **fields: object) -> None:
+    async def edit(self, session: TableSession, **fields: Any) -> None:
         """Edit the table's public message outside any interaction."""
         message_id = session.record.message_id
         if message_id is None:
@@ -103,7 +103,7 @@ class DiscordPublisher:
         channel = self.bot.get_partial_messageable(
             session.channel_id, guild_id=session.record.guild_id
         )
-        await channel.get_partial_message(message_id).edit(**fields)  # type: ignore[arg-type]
+        await channel.get_partial_message(message_id).edit(**fields)
 
     # -- DMs and pings ------------------------------------------------------------------
 

@@ -118,7 +118,7 @@ class GameTableCog(commands.Cog):
         """Answer clicks on components the message no longer shows (discord.py drops those)."""
         if interaction.type is not discord.InteractionType.component or interaction.message is None:
             return
-        raw = (interaction.data or {}).get("custom_id", "")
+        raw: object = interaction.data.get("custom_id") if interaction.data else None
         click = parse_custom_id(raw) if isinstance(raw, str) else None
         if click is None or click.game != self.spec.name:
             return

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 import discord
 
@@ -113,12 +113,13 @@ class TableButton(discord.ui.DynamicItem[discord.ui.Button], template=CUSTOM_ID.
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str], /
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> TableButton:
         """Rebuild the button from a click, after a restart too."""
+        assert isinstance(item, discord.ui.Button)
         return cls(item, match)
 
-    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+    async def callback(self, interaction: discord.Interaction) -> None:
         """Hand the click to the router."""
         assert self.match is not None
         await _dispatch(interaction, self.match, [])
@@ -159,12 +160,13 @@ class TableSelect(discord.ui.DynamicItem[discord.ui.Select], template=SELECT_ID.
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Select, match: re.Match[str], /
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> TableSelect:
         """Rebuild the select from a choice, after a restart too."""
+        assert isinstance(item, discord.ui.Select)
         return cls(item, match)
 
-    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+    async def callback(self, interaction: discord.Interaction) -> None:
         """Hand the choice to the router."""
         assert self.match is not None
         await _dispatch(interaction, self.match, list(self.item.values))

@@ -9,6 +9,7 @@ import logging
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +139,7 @@ async def open_lobby(
 async def seat(session: TableSession, *users: int) -> None:
     """Seat people through the change path."""
     for user in users:
-        await session.change(lambda d, u=user: d.join(u, NAMES[u], None))
+        await session.change(partial(Draft.join, user_id=user, name=NAMES[user], locale=None))
 
 
 async def started(h: Harness, spec: GameSpec, **options: Any) -> TableSession:
@@ -159,7 +160,7 @@ def acting(session: TableSession) -> str:
 def a_legal_move(session: TableSession, player: str) -> Any:
     """Some legal action of a player."""
     engine = session.running_engine()
-    return engine.legal_actions(player)[0]  # type: ignore[attr-defined]
+    return engine.legal_actions(player)[0]
 
 
 async def play_one(h: Harness, session: TableSession) -> None:
@@ -243,7 +244,7 @@ async def test_join_and_leave_refusals(h: Harness, spec: GameSpec) -> None:
         await session.change(lambda d: d.leave(BEN))
     assert raised.value.key == "lobby.not_seated"
     for user in range(1000, 1000 + spec.max_players - 1):
-        await session.change(lambda d, u=user: d.join(u, f"p{u}", None))
+        await session.change(partial(Draft.join, user_id=user, name=f"p{user}", locale=None))
     with pytest.raises(UserError) as raised:
         await session.change(lambda d: d.join(BEN, "ben", None))
     assert user_error(raised) == ("lobby.full", {"max": spec.max_players})
@@ -451,8 +452,12 @@ async def test_no_chips_must_take(h: Harness) -> None:
     while engine.chips[engine.active] > 0:
         player = acting(session)
         await session.change(
-            lambda d, p=player, n=engine.move_number: d.human_move(
-                p, PASS, expected_move=n, locale=None
+            partial(
+                Draft.human_move,
+                player=player,
+                action=PASS,
+                expected_move=engine.move_number,
+                locale=None,
             )
         )
         engine = session.running_engine()

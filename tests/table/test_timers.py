@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -12,7 +13,7 @@ import pytest
 
 from bot.storage import Storage, TableRecord
 from bot.table.meta import Turn
-from bot.table.session import TableSession
+from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec
 from bot.table.timers import BOT_DELAY, LOBBY_TTL, TimedEvent, next_event
 from cogs.nothanks import SPEC as NOTHANKS
@@ -55,7 +56,7 @@ def session_of(
         engine = spec.new_engine(players, 5, spec.parse_options({}))
         for _ in range(moves):
             player = engine.acting_players()[0]
-            engine.apply(player, engine.legal_actions(player)[0])  # type: ignore[attr-defined]
+            engine.apply(player, engine.legal_actions(player)[0])
         state = engine.to_dict()
     record = TableRecord(
         game=spec.name,
@@ -170,9 +171,9 @@ async def computer_to_act(h: Harness, spec: GameSpec) -> TableSession:
     while not session.plays_itself(acting(session)):
         player = acting(session)
         # The last legal action: No thanks! rather than Take, so the turn moves on.
-        action = session.running_engine().legal_actions(player)[-1]  # type: ignore[attr-defined]
+        action = session.running_engine().legal_actions(player)[-1]
         await session.change(
-            lambda d, p=player, a=action: d.human_move(p, a, expected_move=None, locale=None)
+            partial(Draft.human_move, player=player, action=action, expected_move=None, locale=None)
         )
     return session
 

@@ -348,27 +348,27 @@ def _migrate_step(connection: sqlite3.Connection, step: Migration, version: int)
         raise
 
 
+def _columns(record: TableRecord) -> tuple[Any, ...]:
+    """The columns a save writes, in the order both the INSERT and the UPDATE name them."""
+    return (
+        record.message_id,
+        record.host_id,
+        record.status,
+        _dump(record.options),
+        _dump(record.seats),
+        None if record.state is None else _dump(record.state),
+        record.move_number,
+        _dump(record.meta),
+    )
+
+
 def _insert_table(connection: sqlite3.Connection, record: TableRecord, now: float) -> int:
     try:
         cursor = connection.execute(
             "INSERT INTO tables (game, guild_id, channel_id, message_id, host_id, status,"
             " options, seats, state, move_number, meta, created_at, updated_at, revision)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
-            (
-                record.game,
-                record.guild_id,
-                record.channel_id,
-                record.message_id,
-                record.host_id,
-                record.status,
-                _dump(record.options),
-                _dump(record.seats),
-                None if record.state is None else _dump(record.state),
-                record.move_number,
-                _dump(record.meta),
-                now,
-                now,
-            ),
+            (record.game, record.guild_id, record.channel_id, *_columns(record), now, now),
         )
         connection.commit()
     except sqlite3.IntegrityError:
@@ -393,19 +393,7 @@ def _update_table(
             "UPDATE tables SET message_id = ?, host_id = ?, status = ?, options = ?,"
             " seats = ?, state = ?, move_number = ?, meta = ?, updated_at = ?,"
             " revision = revision + 1 WHERE id = ? AND revision = ?",
-            (
-                record.message_id,
-                record.host_id,
-                record.status,
-                _dump(record.options),
-                _dump(record.seats),
-                None if record.state is None else _dump(record.state),
-                record.move_number,
-                _dump(record.meta),
-                now,
-                record.id,
-                expected,
-            ),
+            (*_columns(record), now, record.id, expected),
         )
         if cursor.rowcount != 1:
             raise StaleWrite(f"table {record.id} is no longer at revision {expected}")

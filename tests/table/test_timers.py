@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -18,16 +17,13 @@ from bot.table.spec import GameSpec
 from bot.table.timers import BOT_DELAY, LOBBY_TTL, TimedEvent, next_event
 from cogs.nothanks import SPEC as NOTHANKS
 from cogs.rage import SPEC as RAGE
-from tests.table.test_session import (
+from tests.table.harness import (
     BEN,
     CID,
     HOST,
     T0,
-    Clock,
     Harness,
-    RecordingPublisher,
     acting,
-    make_tables,
     open_lobby,
     seat,
     stored,
@@ -134,23 +130,6 @@ def test_running_without_turn_clock_has_nothing_due(spec: GameSpec) -> None:
 
 
 # -- retries ------------------------------------------------------------------------------
-
-
-@pytest.fixture
-async def h(tmp_path: Path) -> AsyncIterator[Harness]:
-    """A table registry on a fresh database; timers wait for the gate."""
-    path = tmp_path / "db"
-    storage = await Storage.open(path)
-    clock = Clock()
-    gate = asyncio.Event()
-    tables = make_tables(storage, clock, gate)
-    publisher = RecordingPublisher()
-    tables.publisher = publisher
-    try:
-        yield Harness(path, storage, tables, clock, publisher, gate)
-    finally:
-        tables.close()
-        await storage.close()
 
 
 async def wait_for(condition: Callable[[], bool], *, seconds: float = 5.0) -> None:

@@ -16,6 +16,8 @@ import discord
 
 from bot.i18n import t
 from bot.render.table import public_message
+from bot.storage import BrokenRow
+from bot.table.errors import SaveFailed
 from bot.table.session import TableSession
 from bot.table.spec import Letter, MessageFields, is_computer_id
 
@@ -30,6 +32,11 @@ DRAIN_TASKS = 4
 RETRY_DELAYS = (1.0, 5.0, 15.0)
 
 
+async def _shown() -> bool:
+    """For a change whose message was just posted with its current state."""
+    return True
+
+
 class DiscordPublisher:
     """Shows tables on Discord for the table core."""
 
@@ -37,6 +44,10 @@ class DiscordPublisher:
         self.bot = bot
         self._dirty: dict[int, TableSession] = {}
         self._drains: set[asyncio.Task[None]] = set()
+        self._notices: set[asyncio.Task[None]] = set()
+        self._unshown: set[int] = set()  # tables whose message could not be edited or posted
+        # One DM at a time per table and player: a refusal is seen before the next try.
+        self._dm_locks: dict[tuple[int, str], asyncio.Lock] = {}
 
     # -- what a table looks like ----------------------------------------------------------
 
@@ -75,6 +86,16 @@ class DiscordPublisher:
             revision = session.revision
             try:
                 await self.edit(session, **self.render(session))
+            except (discord.NotFound, discord.Forbidden) as error:
+                # Deleted, or no longer ours to edit: post the table anew instead.
+                log.warning(
+                    "the message of %s table %s cannot be edited (%s); posting it again",
+                    session.spec.name,
+                    session.id,
+                    error,
+                )
+                if not await self.repost(session):
+                    return
             except discord.HTTPException as error:
                 log.warning(
                     "could not edit the message of %s table %s (attempt %d): %s",
@@ -84,6 +105,7 @@ class DiscordPublisher:
                     error,
                 )
                 continue
+            self._unshown.discard(session.id)
             if session.revision != revision:
                 # Changed while we edited: show the newer state too.
                 self.refresh(session)
@@ -105,25 +127,110 @@ class DiscordPublisher:
         )
         await channel.get_partial_message(message_id).edit(**fields)
 
+    async def repost(self, session: TableSession) -> bool:
+        """Post the table as a new message in its channel and make it the table's message.
+
+        If the bot cannot post there either, the table is marked as not shown, and the
+        next person who clicks is told privately what is wrong.
+        """
+        channel = self.bot.get_partial_messageable(
+            session.channel_id, guild_id=session.record.guild_id
+        )
+        try:
+            message = await channel.send(**self.render(session))
+        except discord.HTTPException as error:
+            log.error(
+                "cannot show %s table %s in channel %s: %s",
+                session.spec.name,
+                session.id,
+                session.channel_id,
+                error,
+            )
+            self._unshown.add(session.id)
+            return False
+        try:
+            await session.change(lambda d: d.set_message(message.id), then=_shown)
+        except SaveFailed:
+            # Shown, but not remembered: the next refresh tries the old message again.
+            log.error("table %s was posted again but its new message was not saved", session.id)
+            return False
+        self._unshown.discard(session.id)
+        return True
+
+    def cannot_show(self, session: TableSession) -> bool:
+        """Whether the table's message could neither be edited nor posted anew."""
+        return session.id in self._unshown
+
+    def pointer(self, session: TableSession, locale: object) -> MessageFields:
+        """What an older copy of a table's message becomes: a link to the current one."""
+        return {
+            "content": t("table.reposted", locale, link=session.jump_url),
+            "embed": None,
+            "view": None,
+        }
+
+    async def edit_message(self, session: TableSession, message_id: int, **fields: Any) -> None:
+        """Edit one message of the table's channel (an older copy of the table)."""
+        channel = self.bot.get_partial_messageable(
+            session.channel_id, guild_id=session.record.guild_id
+        )
+        try:
+            await channel.get_partial_message(message_id).edit(**fields)
+        except discord.HTTPException as error:
+            # An old copy that cannot be edited is harmless: its buttons answer "moved on".
+            log.info("could not point table %s's old message to the new one: %s", session.id, error)
+
+    def show_broken(self, row: BrokenRow) -> None:
+        """Tell a quarantined table's channel, on its message, that it could not be restored."""
+        if row.message_id is not None:
+            task = asyncio.get_running_loop().create_task(self._show_broken(row, row.message_id))
+            self._notices.add(task)  # keep a reference until it is done
+            task.add_done_callback(self._notices.discard)
+
+    async def _show_broken(self, row: BrokenRow, message_id: int) -> None:
+        locale = self.bot.languages.language_for(row.guild_id)
+        spec = self.bot.tables.specs.get(row.game)
+        title = spec.renderer.title(locale) if spec is not None else row.game
+        embed = discord.Embed(
+            title=t("closed.title", locale, game=title),
+            description=t("closed.broken", locale),
+            colour=discord.Colour.dark_grey(),
+        )
+        channel = self.bot.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
+        try:
+            await self.bot.wait_until_ready()
+            await channel.get_partial_message(message_id).edit(content=None, embed=embed, view=None)
+        except discord.HTTPException as error:
+            # The channel may be gone or closed to us; the table is closed all the same.
+            log.warning("could not mark the message of broken table %s: %s", row.id, error)
+
     # -- DMs and pings ------------------------------------------------------------------
 
     async def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
         """Send the DMs a change caused (never to computers or to closed DMs)."""
         for letter in letters:
             player = letter.player
-            if is_computer_id(player) or player in session.meta.dm_closed:
+            if is_computer_id(player):
                 continue
-            text = t(
-                letter.key, session.user_locale(player), link=session.jump_url, **letter.params
-            )
-            try:
-                # create_dm is cached per user and needs no members intent (no GET /users).
-                channel = await self.bot.create_dm(discord.Object(id=int(player)))
-                await channel.send(text)
-            except (discord.Forbidden, discord.NotFound):
-                await self.bot.tables.note_dm_closed(session, player)
-            except discord.HTTPException:
-                log.warning("DM to %s failed for table %s", player, session.id, exc_info=True)
+            lock = self._dm_locks.setdefault((session.id, player), asyncio.Lock())
+            async with lock:
+                # Checked under the lock: a start DM and a first move's DM racing to a
+                # player with closed DMs make one attempt, and the hint is owed once.
+                if player in session.meta.dm_closed:
+                    continue
+                await self._send_dm(session, letter)
+
+    async def _send_dm(self, session: TableSession, letter: Letter) -> None:
+        player = letter.player
+        text = t(letter.key, session.user_locale(player), link=session.jump_url, **letter.params)
+        try:
+            # create_dm is cached per user and needs no members intent (no GET /users).
+            channel = await self.bot.create_dm(discord.Object(id=int(player)))
+            await channel.send(text)
+        except (discord.Forbidden, discord.NotFound):
+            await self.bot.tables.note_dm_closed(session, player)
+        except discord.HTTPException:
+            log.warning("DM to %s failed for table %s", player, session.id, exc_info=True)
 
     async def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
         """Ping the people whose turn it is, once, at half time."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -13,8 +12,6 @@ from pathlib import Path
 from typing import Any, cast
 
 import aiosqlite
-
-log = logging.getLogger(__name__)
 
 OPEN_STATUSES = ("lobby", "running")
 
@@ -156,6 +153,18 @@ class TableRecord:
         return self.status in OPEN_STATUSES
 
 
+@dataclass(frozen=True, slots=True)
+class BrokenRow:
+    """A stored open table that no longer loads: enough to free its channel and say so."""
+
+    id: int
+    game: str
+    channel_id: int
+    guild_id: int | None
+    message_id: int | None
+    reason: str
+
+
 def _row_to_record(row: aiosqlite.Row) -> TableRecord:
     return TableRecord(
         id=row["id"],
@@ -266,6 +275,19 @@ class Storage:
             await self._in_thread(_update_table, record, move, expected, time.time())
         record.revision = expected + 1
 
+    async def quarantine(self, table_id: int) -> None:
+        """Close a table that no longer loads (status `broken`), freeing its channel."""
+        async with self._write:
+            await self._in_thread(_quarantine, table_id, time.time())
+
+    async def rematch_opened(self, table_id: int) -> bool:
+        """Whether a rematch of this table was ever opened (a table is rematched once)."""
+        async with self._db.execute(
+            "SELECT 1 FROM tables WHERE json_extract(meta, '$.rematch_of') = ? LIMIT 1",
+            (table_id,),
+        ) as cursor:
+            return await cursor.fetchone() is not None
+
     async def discard_table(self, table_id: int) -> None:
         """Delete a table that never reached its channel (its lobby message failed)."""
         async with self._write:
@@ -277,8 +299,11 @@ class Storage:
             row = await cursor.fetchone()
         return None if row is None else _row_to_record(row)
 
-    async def open_tables(self, game: str | None = None) -> list[TableRecord]:
-        """Every lobby and running game (of one game, if given), oldest first."""
+    async def open_tables(self, game: str | None = None) -> list[TableRecord | BrokenRow]:
+        """Every lobby and running game (of one game, if given), oldest first.
+
+        A row that cannot be decoded comes back as a BrokenRow, never as an exception.
+        """
         query = "SELECT * FROM tables WHERE status IN ('lobby', 'running')"
         params: tuple[Any, ...] = ()
         if game is not None:
@@ -286,14 +311,14 @@ class Storage:
             params = (game,)
         async with self._db.execute(query + " ORDER BY id", params) as cursor:
             rows = await cursor.fetchall()
-        records = []
+        records: list[TableRecord | BrokenRow] = []
         for row in rows:
             try:
                 records.append(_row_to_record(row))
-            except (ValueError, TypeError):
+            except (ValueError, TypeError) as error:
                 # One unreadable row (a hand edit, another version) must not keep every
-                # other table from starting.
-                log.exception("table %s has an unreadable row; it is left closed", row["id"])
+                # other table from starting: the caller quarantines it.
+                records.append(broken_row(row, f"unreadable row: {error}"))
         return records
 
     async def moves(self, table_id: int) -> list[tuple[int, str, str]]:
@@ -407,6 +432,31 @@ def _update_table(
     except BaseException:
         connection.rollback()
         raise
+
+
+def _quarantine(connection: sqlite3.Connection, table_id: int, now: float) -> None:
+    try:
+        connection.execute(
+            "UPDATE tables SET status = 'broken', updated_at = ?, revision = revision + 1"
+            " WHERE id = ?",
+            (now, table_id),
+        )
+        connection.commit()
+    except BaseException:
+        connection.rollback()
+        raise
+
+
+def broken_row(row: Any, reason: str) -> BrokenRow:
+    """The parts of a stored row that locate its table, whatever else is wrong with it."""
+    return BrokenRow(
+        id=int(row["id"]),
+        game=str(row["game"]),
+        channel_id=int(row["channel_id"]),
+        guild_id=row["guild_id"],
+        message_id=row["message_id"],
+        reason=reason,
+    )
 
 
 def _discard_table(connection: sqlite3.Connection, table_id: int) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
@@ -107,6 +107,9 @@ class GameTableCog(commands.Cog):
             message = interaction.message
             if message is not None and message.id in (session.record.message_id, None):
                 return await reply.edit(**self.bot.publisher.render(session))
+            # A click on an older message of this table (it was posted again): answer by
+            # turning that one into a pointer; the publisher edits the current message.
+            await reply.edit(**self.bot.publisher.pointer(session, interaction.locale))
             return False
 
         return answer
@@ -136,6 +139,10 @@ class GameTableCog(commands.Cog):
             await answer_error(
                 interaction, error, context=f"{click.game} table {click.table_id} ({click.action})"
             )
+        session = self.tables.get(click.table_id)
+        if session is not None and self.bot.publisher.cannot_show(session):
+            # The table's message can neither be edited nor posted: say why, privately.
+            await reply_ephemeral(interaction, t("table.cannot_post", interaction.locale))
 
     def session_for(self, interaction: discord.Interaction, click: Click) -> TableSession:
         """The open table a click names, checked against where the click came from."""
@@ -144,7 +151,10 @@ class GameTableCog(commands.Cog):
             session is None
             or session.spec.name != click.game
             or session.channel_id != interaction.channel_id
+            or session.record.guild_id != interaction.guild_id
         ):
+            # Custom ids are visible to every client: one naming another channel's,
+            # server's or game's table is treated as out of date, never obeyed.
             raise TableMovedOn()
         return session
 
@@ -246,11 +256,23 @@ class GameTableCog(commands.Cog):
         interaction: discord.Interaction,
         record: TableRecord,
         seat: Callable[[Draft], None],
+        *,
+        content: str | None = None,
+        ping: Sequence[int] = (),
     ) -> TableSession:
         """Open a lobby and post it as the answer to this interaction."""
+        require_permissions(interaction)
 
         async def post(session: TableSession) -> int:
-            sent = await interaction.response.send_message(**self.bot.publisher.render(session))
+            fields = self.bot.publisher.render(session)
+            if content is not None:
+                fields["content"] = content
+            sent = await interaction.response.send_message(
+                **fields,
+                allowed_mentions=discord.AllowedMentions(
+                    everyone=False, roles=False, users=[discord.Object(p) for p in ping]
+                ),
+            )
             if sent.message_id is not None:
                 return sent.message_id
             # Discord did not say which message it created: ask (one more request).
@@ -260,39 +282,77 @@ class GameTableCog(commands.Cog):
         return await self.tables.open(self.spec, record, seat=seat, post=post)
 
     async def rematch(self, interaction: discord.Interaction, table_id: int) -> None:
-        """Rematch: a new lobby with the finished game's players, seats and options."""
+        """Rematch: a lobby with the same options, hosted by the clicker; others are invited.
+
+        Only the clicker is seated (and the computers, with their levels); the other former
+        players are listed as invited and mentioned once, and each joins with Join. A
+        finished table is rematched once, so nobody can ping the others again and again.
+        """
         old = await self.tables.storage.get_table(table_id)
         if (
             old is None
             or old.status != "finished"
             or old.game != self.spec.name
             or old.channel_id != interaction.channel_id
+            or old.guild_id != interaction.guild_id
         ):
             raise TableMovedOn()
-        if interaction.user.id not in old.seats:
+        user = interaction.user
+        if user.id not in old.seats:
             raise UserError("table.rematch_not_player")
+        if await self.tables.storage.rematch_opened(table_id):
+            raise TableMovedOn()
         old_meta = TableMeta.from_dict(old.meta)
+        invited = [p for p in old.seats if not is_computer_id(p) and p != user.id]
         record = TableRecord(
             game=self.spec.name,
             guild_id=old.guild_id,
             channel_id=old.channel_id,
-            host_id=interaction.user.id,
+            host_id=user.id,
             options=dict(old.options),
-            meta={"locale": old_meta.locale, "rematch_of": table_id},
+            meta={"locale": old_meta.locale, "rematch_of": table_id, "invited": invited},
         )
 
         def seat(draft: Draft) -> None:
-            # Everybody keeps their seat in the old order; computers keep their levels.
-            draft.record.seats = list(old.seats)
-            draft.meta.names = dict(old_meta.names)
-            draft.meta.user_locales = dict(old_meta.user_locales)
-            draft.meta.computers = {
-                str(seat): old_meta.computers.get(str(seat), "normal")
-                for seat in old.seats
-                if is_computer_id(seat)
-            }
+            # The clicker and the computers keep their seats in the old order.
+            for player in old.seats:
+                if player == user.id:
+                    draft.join(user.id, user.display_name, locale_code(interaction))
+                elif is_computer_id(player):
+                    key = str(player)
+                    draft.record.seats.append(player)
+                    draft.meta.computers[key] = old_meta.computers.get(key, "normal")
+                    draft.meta.names[key] = old_meta.names.get(key, key)
 
-        await self.open_lobby(interaction, record, seat)
+        content = None
+        if invited:
+            mentions = ", ".join(f"<@{p}>" for p in invited)
+            content = t("lobby.invite_ping", self.table_locale_of(old), players=mentions)
+        await self.open_lobby(interaction, record, seat, content=content, ping=invited)
+
+    def table_locale_of(self, record: TableRecord) -> object:
+        """The language of a stored table's public messages."""
+        chosen = self.bot.languages.language_for(record.guild_id)
+        return chosen or record.meta.get("locale")
+
+    async def repost_table(self, interaction: discord.Interaction) -> None:
+        """`/<game> table`: post this channel's table again at the bottom of the channel."""
+        assert interaction.channel_id is not None
+        session = self.tables.in_channel(interaction.channel_id)
+        if session is None or session.spec.name != self.spec.name:
+            raise UserError("table.no_game_here", game=self.spec.renderer.title(interaction.locale))
+        require_permissions(interaction)
+        old_message = session.record.message_id
+        async with session.lock:
+            sent = await interaction.response.send_message(**self.bot.publisher.render(session))
+            message_id = sent.message_id
+            if message_id is None:
+                message_id = (await interaction.original_response()).id
+            await session.change_locked(lambda d: d.set_message(message_id), then=_published)
+        if old_message is not None and old_message != session.record.message_id:
+            # The old copy points to the new one, so its buttons are not used by mistake.
+            pointer = self.bot.publisher.pointer(session, self.table_locale(session))
+            await self.bot.publisher.edit_message(session, old_message, **pointer)
 
     async def stop_table(self, interaction: discord.Interaction) -> None:
         """`/<game> stop`: end this channel's lobby or game (host, or Manage Messages)."""
@@ -318,6 +378,24 @@ class GameTableCog(commands.Cog):
         await interaction.response.send_message(
             embed=self.spec.renderer.rules(interaction.locale), ephemeral=True
         )
+
+
+# What a table needs in its channel: see it, post and edit its message, embeds, replies.
+REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links", "read_message_history")
+
+
+def require_permissions(interaction: discord.Interaction) -> None:
+    """Refuse, naming what is missing, to open a table where the bot could not show it."""
+    granted = interaction.app_permissions
+    missing = [name for name in REQUIRED_PERMISSIONS if not getattr(granted, name)]
+    if missing:
+        names = ", ".join(t(f"permission.{name}", interaction.locale) for name in missing)
+        raise UserError("table.missing_permissions", permissions=names)
+
+
+async def _published() -> bool:
+    """For a change whose message is being posted by its caller."""
+    return True
 
 
 def seat_of(interaction: discord.Interaction, session: TableSession) -> str:

@@ -128,6 +128,15 @@ class NoThanks(GameTableCog):
         """Show the rules privately."""
         await self.show_rules(interaction)
 
+    @group.command(
+        name="table", description="Post this channel's table again at the bottom of the channel"
+    )
+    @app_commands.guild_only()
+    @answers_user_errors
+    async def table(self, interaction: discord.Interaction) -> None:
+        """Re-post the table message, for when it has scrolled away."""
+        await self.repost_table(interaction)
+
     @group.command(name="chips", description="Your private chips, cards and score in this game")
     @app_commands.guild_only()
     @answers_user_errors

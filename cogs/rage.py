@@ -110,6 +110,10 @@ class Rage(GameTableCog):
             if click.move != engine.move_number and not bid_still_open(engine, player, click):
                 raise StaleHand()
             if chosen is None:
+                # Asking for a colour is itself an answer: only to the player who may play.
+                if player not in engine.acting_players():
+                    waiting = ", ".join(draft.facts().mention(p) for p in engine.acting_players())
+                    raise UserError("error.not_your_turn", players=waiting)
                 raise JokerNeedsColour()
             draft.human_move(player, chosen, expected_move=None, locale=locale_code(interaction))
 
@@ -178,6 +182,15 @@ class Rage(GameTableCog):
     async def rules(self, interaction: discord.Interaction) -> None:
         """Show the rules privately."""
         await self.show_rules(interaction)
+
+    @group.command(
+        name="table", description="Post this channel's table again at the bottom of the channel"
+    )
+    @app_commands.guild_only()
+    @answers_user_errors
+    async def table(self, interaction: discord.Interaction) -> None:
+        """Re-post the table message, for when it has scrolled away."""
+        await self.repost_table(interaction)
 
     @group.command(name="hand", description="Your hand in this channel's Rage game")
     @app_commands.guild_only()

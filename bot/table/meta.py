@@ -63,6 +63,7 @@ class TableMeta:
     closed_reason: str | None = None  # "expired" for a lobby nobody started
     closed_by: int | None = None
     rematch_of: int | None = None
+    invited: list[int] = field(default_factory=list)  # former players asked to a rematch
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form; empty and default fields are left out to keep rows small."""
@@ -81,6 +82,7 @@ class TableMeta:
             "closed_reason": self.closed_reason,
             "closed_by": self.closed_by,
             "rematch_of": self.rematch_of,
+            "invited": list(self.invited),
         }
         return {key: value for key, value in data.items() if value not in (None, {}, [])}
 
@@ -104,6 +106,7 @@ class TableMeta:
             closed_reason=data.get("closed_reason"),
             closed_by=data.get("closed_by"),
             rematch_of=data.get("rematch_of"),
+            invited=[int(p) for p in data.get("invited", [])],
         )
 
     def copy(self) -> TableMeta:

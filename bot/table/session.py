@@ -105,6 +105,8 @@ class Draft:
             raise UserError("lobby.full", max=self.spec.max_players)
         self.record.seats.append(user_id)
         self.meta.names[str(user_id)] = name
+        if user_id in self.meta.invited:
+            self.meta.invited.remove(user_id)
         self.remember_locale(user_id, locale)
 
     def leave(self, user_id: int) -> None:
@@ -212,6 +214,10 @@ class Draft:
         self.meta.away.remove(player)
         self.meta.timeouts.pop(player, None)
         self.restamp = True
+
+    def set_message(self, message_id: int) -> None:
+        """The table's public message is now this one (posted anew, or the lobby's)."""
+        self.record.message_id = message_id
 
     def mark_pinged(self, move: int) -> bool:
         """Note the half-time ping of this turn; False if it is no longer due."""
@@ -355,6 +361,7 @@ class TableSession:
             turn_seconds=self.turn_seconds(),
             closed_reason=meta.closed_reason,
             closed_by=meta.closed_by,
+            invited=tuple(meta.invited),
         )
 
     def running_engine(self) -> GameEngine[Any]:

@@ -13,7 +13,7 @@ import random
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, Protocol
 
-from bot.storage import ChannelBusy, Storage, TableRecord
+from bot.storage import BrokenRow, ChannelBusy, Storage, TableRecord
 from bot.table.errors import UserError
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec, Letter
@@ -37,6 +37,10 @@ class Publisher(Protocol):
         """Remind people at half time that it is their turn."""
         ...
 
+    def show_broken(self, row: BrokenRow) -> None:
+        """Say on a quarantined table's message (soon) that it could not be restored."""
+        ...
+
 
 class QuietPublisher:
     """A publisher that shows nothing (until the Discord layer sets the real one)."""
@@ -49,6 +53,9 @@ class QuietPublisher:
 
     async def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
         """Nobody to ping."""
+
+    def show_broken(self, row: BrokenRow) -> None:
+        """Nowhere to show it."""
 
 
 class Tables:
@@ -133,25 +140,46 @@ class Tables:
     # -- opening and restoring ----------------------------------------------------------
 
     async def restore(self) -> list[TableSession]:
-        """Load every open table of the registered games; plan their timers and refreshes."""
-        restored = []
+        """Load every open table of the registered games; plan their timers and refreshes.
+
+        A table that no longer loads is quarantined (status `broken`, its channel freed,
+        logged once, its message told) and every other table starts normally.
+        """
+        restored: list[TableSession] = []
+        broken: list[BrokenRow] = []
         for record in await self.storage.open_tables():
+            if isinstance(record, BrokenRow):
+                broken.append(record)
+                continue
             if record.game not in self.specs:
                 continue
             try:
                 session = self._session(record)
-            except Exception:
-                # One unreadable row must not keep every other table from starting.
-                log.exception("table %s could not be restored; it stays closed", record.id)
+            except Exception as error:
+                assert record.id is not None
+                broken.append(
+                    BrokenRow(
+                        record.id,
+                        record.game,
+                        record.channel_id,
+                        record.guild_id,
+                        record.message_id,
+                        f"its game does not load: {error!r}",
+                    )
+                )
                 continue
             self._remember(session)
             self.timers.schedule(session)
             restored.append(session)
+        for row in broken:
+            log.error("table %s (%s) is quarantined: %s", row.id, row.game, row.reason)
+            await self.storage.quarantine(row.id)
+            self.publisher.show_broken(row)
         # A crash between a save and its publication left some messages behind: refresh
         # every open table once (the publisher paces the edits).
         for session in restored:
             self.publisher.refresh(session)
-        log.info("restored %d tables", len(restored))
+        log.info("restored %d tables, quarantined %d", len(restored), len(broken))
         return restored
 
     async def open(
@@ -185,10 +213,7 @@ class Tables:
                 raise
             self._remember(session)
 
-            def keep_message(draft: Draft) -> None:
-                draft.record.message_id = message_id
-
-            await session.change_locked(keep_message, then=_published)
+            await session.change_locked(lambda d: d.set_message(message_id), then=_published)
             return session
 
     # -- timed events -------------------------------------------------------------------

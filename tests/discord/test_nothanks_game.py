@@ -8,7 +8,7 @@ import pytest
 from simcord import Env
 
 from bot.engines.nothanks import starting_chips
-from tests.discord.helpers import button_ids, choose, dms, open_table
+from tests.discord.helpers import button_ids, choose, dms, message_by_id, open_table
 
 
 async def play_to_end(table, *, check_each_move: bool = True) -> int:
@@ -128,19 +128,39 @@ async def test_rules_command(simcord_env: Env) -> None:
     assert [f.name for f in embed.fields] == ["Setup", "Your turn", "End", "Scoring"]
 
 
-async def test_rematch_seats_same_players(simcord_env: Env) -> None:
-    """Rematch on the final scoreboard opens a new lobby with the same players seated."""
+async def test_rematch_invites_former_players(simcord_env: Env) -> None:
+    """Rematch seats only the clicker; the others are invited, mentioned once, and join."""
     table = await open_table(simcord_env, 3)
     await play_to_end(table, check_each_move=False)
-    result = await table.click(table.players[2], "Rematch")
+    ana, ben, cid = table.players
+    result = await table.click(cid, "Rematch")
     assert not result.ephemeral
     lobby = result.response
+    assert lobby.content == (
+        f"<@{ana.id}>, <@{ben.id}>: a rematch is open. Press **Join** to play again."
+    )
+    request = [r for r in simcord_env.http_requests if r.path.endswith("/callback")][-1]
+    mentions = request.json["data"]["allowed_mentions"]
+    assert sorted(map(str, mentions["users"])) == sorted([str(ana.id), str(ben.id)])
+    assert mentions["parse"] == []
     fields = lobby.embeds[0].fields
-    assert fields[0].name == "Players (3/7)"
-    assert fields[0].value.splitlines() == ["1. ana", "2. ben", "3. cid"]
-    assert f"<@{table.players[2].id}>" in lobby.embeds[0].description
-    again = await table.click(table.players[0], "Rematch")
-    assert again.ephemeral and "already has a table" in again.response.content
+    assert fields[0].name == "Players (1/7)"
+    assert fields[0].value.splitlines()[0] == "1. cid"
+    assert f"<@{ana.id}>" in fields[0].value and f"<@{ben.id}>" in fields[0].value
+    assert f"<@{cid.id}>" in lobby.embeds[0].description
+    shown = message_by_id(simcord_env, table.channel, lobby.id)
+    start = next(i for row in shown.components for i in row.children if i.label == "Start")
+    assert start.disabled
+    # Nobody else is seated, DMed or pinged again: a finished table is rematched once.
+    again = await table.click(ana, "Rematch")
+    assert again.ephemeral and "moved on" in again.response.content
     outsider = table.guild.add_member(simcord_env.create_user("zed"))
     refused = await table.click(outsider, "Rematch")
     assert refused.ephemeral
+    for player in (ana, ben):
+        joined = await player.click(lobby, label="Join")
+        assert joined.acknowledged and not joined.ephemeral
+    message = message_by_id(simcord_env, table.channel, lobby.id)
+    assert message.embeds[0].fields[0].value.splitlines() == ["1. cid", "2. ana", "3. ben"]
+    started = await cid.click(message, label="Start")
+    assert not started.ephemeral

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot.storage import Storage, TableRecord
+from bot.storage import BrokenRow, Storage, TableRecord
 from bot.table.errors import UserError
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec, Letter
@@ -49,6 +49,7 @@ class RecordingPublisher:
     refreshed: list[tuple[int, int, str]] = field(default_factory=list)
     delivered: list[tuple[int, list[Letter]]] = field(default_factory=list)
     pinged: list[tuple[int, list[str], float]] = field(default_factory=list)
+    broken: list[BrokenRow] = field(default_factory=list)
 
     def refresh(self, session: TableSession) -> None:
         """Record a refresh: table id, revision, status."""
@@ -61,6 +62,10 @@ class RecordingPublisher:
     async def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
         """Record a half-time ping."""
         self.pinged.append((session.id, list(players), deadline))
+
+    def show_broken(self, row: BrokenRow) -> None:
+        """Record a quarantined table."""
+        self.broken.append(row)
 
 
 @dataclass

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from bot.engines.nothanks import PASS
-from bot.storage import MIGRATIONS, StaleWrite, Storage
+from bot.storage import MIGRATIONS, StaleWrite, Storage, TableRecord
 from bot.table.errors import SaveFailed, TableMovedOn, UserError
 from bot.table.meta import Notice, TableMeta, Turn
 from bot.table.session import DEFAULT_TURN_SECONDS, Draft, TableSession
@@ -661,7 +661,7 @@ def corrupt(path: Path, table_id: int, column: str, text: str) -> None:
 async def test_restore_skips_an_unreadable_row(
     h: Harness, spec: GameSpec, column: str, text: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A row that cannot be read is logged and skipped; the other tables are restored."""
+    """A row that cannot be read is quarantined and logged once; the others are restored."""
     broken = await started(h, spec)
     good = await open_lobby(h, NOTHANKS, channel=CHANNEL + 1)
     await seat(good, BEN, CID)
@@ -677,8 +677,12 @@ async def test_restore_skips_an_unreadable_row(
         assert [session.id for session in restored] == [good.id]
         assert tables.get(broken.id) is None and tables.get(good.id) is not None
         assert publisher.refreshed == [(good.id, good.revision, "running")]
-        logged = [r for r in caplog.records if "could not be restored" in r.getMessage()]
-        assert len(logged) == 1 and logged[0].exc_info is not None
+        logged = [r for r in caplog.records if "quarantined" in r.getMessage()]
+        assert len(logged) == 1 and str(broken.id) in logged[0].getMessage()
+        assert [row.id for row in publisher.broken] == [broken.id]
+        row = await h.storage.get_table(broken.id) if column == "meta" else None
+        assert row is None or row.status == "broken"
+        assert [t.id for t in await h.storage.open_tables()] == [good.id]
         restored_good = tables.get(good.id)
         assert restored_good is not None
         assert restored_good.running_engine().to_dict() == good.running_engine().to_dict()
@@ -689,15 +693,24 @@ async def test_restore_skips_an_unreadable_row(
 async def test_restore_skips_a_row_with_unparsable_json(
     h: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A row whose state is not even JSON (a torn write) is skipped; the others restore."""
+    """A row whose state is not even JSON (a torn write) is quarantined; the others restore."""
     broken = await started(h, NOTHANKS)
     good = await open_lobby(h, RAGE, channel=CHANNEL + 1)
     h.tables.close()
     corrupt(h.path, broken.id, "state", '{"players": ["1", "2"')
     tables = make_tables(h.storage, h.clock, asyncio.Event())
-    tables.publisher = RecordingPublisher()
+    publisher = RecordingPublisher()
+    tables.publisher = publisher
     try:
         restored = await tables.restore()
         assert [session.id for session in restored] == [good.id]
+        assert [row.id for row in publisher.broken] == [broken.id]
+        assert "unreadable row" in publisher.broken[0].reason
+        # Its channel is free: the database takes a new open table there.
+        assert tables.in_channel(CHANNEL) is None
+        again = await h.storage.create_table(
+            TableRecord(game="nothanks", channel_id=CHANNEL, host_id=HOST, seats=[HOST])
+        )
+        assert again.id != broken.id
     finally:
         tables.close()

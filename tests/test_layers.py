@@ -19,7 +19,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "bot/render": ("bot.engines", "bot.table", "bot.i18n", "bot.render"),
     "bot/interactions.py": ("bot.i18n", "bot.table"),
     "bot/languages.py": ("bot.storage",),
-    "bot/publisher.py": ("bot.i18n", "bot.render", "bot.table", "bot.app"),
+    "bot/publisher.py": ("bot.i18n", "bot.render", "bot.storage", "bot.table", "bot.app"),
     "bot/tablecog.py": (
         "bot.i18n",
         "bot.interactions",

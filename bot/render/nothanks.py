@@ -10,6 +10,7 @@ import discord
 from bot.engines.nothanks import PASS, PlayerView, rank_standings, runs, score
 from bot.i18n import t
 from bot.render.components import TableButton, static_view
+from bot.render.limits import fit
 from bot.table.spec import MessageFields, TableFacts
 
 COLOUR = discord.Colour(0xE67E22)
@@ -239,8 +240,8 @@ class NoThanksRenderer:
         return {"embed": final_embed(facts, public, locale)}
 
     def private(self, facts: TableFacts, view: PlayerView, locale: object) -> MessageFields:
-        """A player's chips, cards and score."""
-        return {"content": private_text(view, locale)}
+        """A player's chips, cards and score, within Discord's limits."""
+        return fit({"content": private_text(view, locale)})
 
     def rules(self, locale: object) -> discord.Embed:
         """The rules summary."""

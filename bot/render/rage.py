@@ -12,6 +12,7 @@ from bot.engines.rage.cards import CHANGE_TRUMP, MINUS_FIVE, NO_TRUMP, PLUS_FIVE
 from bot.engines.rage.scoring import ScoreSheet
 from bot.i18n import t
 from bot.render.components import TableButton, TableSelect, static_view
+from bot.render.limits import fit
 from bot.table.spec import MessageFields, TableFacts
 
 COLOUR = discord.Colour(0xC0392B)
@@ -88,7 +89,9 @@ def bid_text(state: RageView, seat: int, locale: object) -> str:
 
 def sheet_block(facts: TableFacts, sheet: ScoreSheet, locale: object) -> str:
     """The rule book's score sheet as a monospace table: points per round and the totals."""
-    names = [facts.name(player)[:6] for player in sheet.players]
+    # Inside a code block markdown is not read (escapes would show), but a backtick would
+    # end the block: plain names without backticks.
+    names = [facts.plain_name(player)[:6] for player in sheet.players]
     width = max(5, *(len(name) for name in names))
     lines = ["R  " + " ".join(name.rjust(width) for name in names)]
     for row in sheet.rows:
@@ -258,7 +261,10 @@ def hand_message(
     note: str | None = None,
     joker: bool = False,
 ) -> MessageFields:
-    """A player's private view: the sorted hand and, on their turn, exactly the legal choices."""
+    """A player's private view: the sorted hand and, on their turn, exactly the legal choices.
+
+    Within Discord's limits, since the cogs send it as it is.
+    """
     assert view.viewer is not None
     seat = view.players.index(view.viewer)
     lines = [note] if note else []
@@ -333,7 +339,7 @@ def hand_message(
                     ],
                 )
             )
-    return {"content": "\n".join(lines), "view": components}
+    return fit({"content": "\n".join(lines), "view": components})
 
 
 OPTION_NAMES = ("plus_minus_one", "hidden_bids", "secret_bids", "sweep")

@@ -10,6 +10,7 @@ import discord
 
 from bot.i18n import t
 from bot.render.components import TableButton, TableSelect, static_view
+from bot.render.limits import fit
 from bot.table.session import LEVELS
 from bot.table.spec import GameRenderer, MessageFields, PublicTable, TableFacts
 
@@ -25,9 +26,15 @@ def lobby_embed(public: PublicTable, renderer: GameRenderer, locale: object) -> 
     seats = "\n".join(
         f"{index}. {facts.name(player)}" for index, player in enumerate(facts.seats, 1)
     )
+    listing = [seats or t("lobby.empty", locale)]
+    # A rematch's former players, until they join (mentions in an embed do not ping).
+    invited = [player for player in public.invited if player not in facts.seats]
+    if invited:
+        players = ", ".join(facts.mention(player) for player in invited)
+        listing.append(t("lobby.invited", locale, players=players))
     embed.add_field(
         name=t("lobby.players", locale, count=len(facts.seats), max=facts.max_players),
-        value=seats or t("lobby.empty", locale),
+        value="\n".join(listing),
         inline=False,
     )
     lines = [
@@ -130,7 +137,11 @@ def rematch_view(facts: TableFacts, locale: object) -> discord.ui.View:
 
 
 def public_message(public: PublicTable, renderer: GameRenderer, locale: object) -> MessageFields:
-    """The table's one public message, whatever state it is in."""
+    """The table's one public message, whatever state it is in, within Discord's limits."""
+    return fit(_public_message(public, renderer, locale))
+
+
+def _public_message(public: PublicTable, renderer: GameRenderer, locale: object) -> MessageFields:
     facts = public.facts
     if facts.status == "lobby":
         return {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
@@ -23,6 +24,37 @@ class Letter(NamedTuple):
     params: dict[str, Any]
 
 
+# What Discord reads as markdown in a name, escaped as discord.utils.escape_markdown does
+# (the core may not import discord): the inline marks anywhere, and at the start of the
+# line a quote, heading, list or subtext marker; and what it leaves alone: an ordered
+# list ("1. "), masked links ("[a](b)") and "<...>" syntax (<#channel>, <t:...>).
+_MARKDOWN = re.compile(
+    r"[_\\~|*`<\[\]]"  # inline marks, links and <...> syntax
+    r"|^>(?:>>)?(?=\s)"  # a block quote
+    r"|^#"  # a heading
+    r"|^-"  # a list or -# subtext
+    r"|(?<=^\d)\.|(?<=^\d\d)\.|(?<=^\d\d\d)\."  # an ordered list: escape its dot
+)
+# @everyone, @here and raw user or role mentions, as discord.utils.escape_mentions has it.
+_MENTION = re.compile(r"@(everyone|here|[!&]?[0-9]{17,20})")
+
+
+def one_line(name: str) -> str:
+    """A name on one line, without the outer spaces that would hide a line-start mark."""
+    return " ".join(name.split()).strip() if "\n" in name or "\r" in name else name.strip()
+
+
+def escape_name(name: str) -> str:
+    """A display name shown as written: no markdown, no mention, on one line."""
+    escaped = _MARKDOWN.sub(lambda match: "\\" + match.group(0), one_line(name))
+    return _MENTION.sub("@\u200b\\1", escaped)
+
+
+def plain_name(name: str) -> str:
+    """A display name for a code block: on one line, without the backticks that end it."""
+    return one_line(name).replace("`", "'")
+
+
 @dataclass(frozen=True, slots=True)
 class TableFacts:
     """What any message about a table may show besides the game: no engine, nothing hidden."""
@@ -40,12 +72,27 @@ class TableFacts:
     move_number: int = 0
 
     def name(self, player: str | int) -> str:
-        """The display name a player had when they sat down."""
-        return self.names.get(str(player), f"<@{player}>")
+        """The display name a player had when they sat down, escaped for markdown."""
+        name = self.names.get(str(player))
+        if name is None:
+            return self.mention(player)
+        return escape_name(name)
+
+    def plain_name(self, player: str | int) -> str:
+        """The display name as text for a code block (where escaping would show)."""
+        name = self.names.get(str(player))
+        if name is None:
+            # A mention would show as "<@123>" inside a code block: the id reads better.
+            return f"🤖 {-int(player)}" if is_computer_id(player) else str(player)
+        return plain_name(name)
 
     def mention(self, player: str | int) -> str:
         """A mention for people, the name for computer players (who cannot be mentioned)."""
-        return self.name(player) if is_computer_id(player) else f"<@{player}>"
+        if not is_computer_id(player):
+            return f"<@{player}>"
+        name = self.names.get(str(player))
+        # A computer seat without a stored name is never shown as a broken "<@-1>".
+        return escape_name(name) if name is not None else f"🤖 {-int(player)}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -267,12 +267,10 @@ class GameTableCog(commands.Cog):
             fields = self.bot.publisher.render(session)
             if content is not None:
                 fields["content"] = content
-            sent = await interaction.response.send_message(
-                **fields,
-                allowed_mentions=discord.AllowedMentions(
-                    everyone=False, roles=False, users=[discord.Object(p) for p in ping]
-                ),
+            fields["allowed_mentions"] = discord.AllowedMentions(
+                everyone=False, roles=False, users=[discord.Object(p) for p in ping]
             )
+            sent = await interaction.response.send_message(**fields)
             if sent.message_id is not None:
                 return sent.message_id
             # Discord did not say which message it created: ask (one more request).

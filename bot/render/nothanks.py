@@ -11,7 +11,7 @@ from bot.engines.nothanks import PASS, PlayerView, rank_standings, runs, score
 from bot.i18n import t
 from bot.render.components import TableButton, static_view
 from bot.render.limits import fit
-from bot.table.spec import MessageFields, TableFacts
+from bot.table.spec import MessageFields, TableFacts, is_computer_id
 
 COLOUR = discord.Colour(0xE67E22)
 HISTORY_LINES = 5
@@ -226,13 +226,19 @@ class NoThanksRenderer:
     def table(self, facts: TableFacts, public: PlayerView, locale: object) -> MessageFields:
         """The live table; the first move's message says who starts."""
         content = None
+        pinged: list[discord.Object] = []
         if public.move_number == 0:
-            starter = facts.mention(public.active_player or "")
-            content = t("nothanks.game.started", locale, player=starter)
+            starter = public.active_player or ""
+            content = t("nothanks.game.started", locale, player=facts.mention(starter))
+            if not is_computer_id(starter):
+                pinged.append(discord.Object(int(starter)))  # the one person to ping: the starter
         return {
             "content": content,
             "embed": game_embed(facts, public, locale),
             "view": game_view(facts, public, locale),
+            "allowed_mentions": discord.AllowedMentions(
+                everyone=False, roles=False, users=pinged, replied_user=False
+            ),
         }
 
     def final(self, facts: TableFacts, public: PlayerView, locale: object) -> MessageFields:

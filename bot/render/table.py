@@ -137,8 +137,13 @@ def rematch_view(facts: TableFacts, locale: object) -> discord.ui.View:
 
 
 def public_message(public: PublicTable, renderer: GameRenderer, locale: object) -> MessageFields:
-    """The table's one public message, whatever state it is in, within Discord's limits."""
-    return fit(_public_message(public, renderer, locale))
+    """The table's one public message, whatever state it is in, within Discord's limits.
+
+    It pings nobody unless the game names who: mentions in its text only show names.
+    """
+    fields = _public_message(public, renderer, locale)
+    fields.setdefault("allowed_mentions", discord.AllowedMentions.none())
+    return fit(fields)
 
 
 def _public_message(public: PublicTable, renderer: GameRenderer, locale: object) -> MessageFields:

@@ -207,3 +207,30 @@ async def test_closed_dms_tried_once_when_letters_race(simcord_env: Env) -> None
     assert len(posts) - before <= 1
     assert session.meta.dm_closed.count(str(ben.id)) == 1
     assert session.meta.hint_pending.count(str(ben.id)) == 1
+
+
+async def test_nobody_is_pinged_but_the_people_meant(simcord_env: Env) -> None:
+    """Every public message names who it may ping; @everyone and roles never."""
+    table = await open_table(simcord_env, 3, names=["@everyone", "<@&1>", "cid"])
+    starter = table.game.active_player
+    for _ in range(4):
+        await table.click(table.active(), "No thanks!")
+    channel_paths = (f"/channels/{table.channel.id}/", "/interactions/", "/webhooks/")
+    public = [
+        r.json.get("data", r.json)
+        for r in simcord_env.http_requests
+        if r.method in ("POST", "PATCH")
+        and isinstance(r.json, dict)
+        and any(part in r.path for part in channel_paths)
+        and isinstance(r.json.get("data", r.json), dict)
+        and (r.json.get("data", r.json).get("embeds") or r.json.get("data", r.json).get("content"))
+    ]
+    assert public
+    for body in public:
+        mentions = body.get("allowed_mentions")
+        assert mentions is not None, body.get("content")
+        # No blanket parsing: not @everyone, not roles, not every user a text mentions.
+        assert mentions.get("parse", []) == []
+        assert set(map(str, mentions.get("users", []))) <= {str(starter)}
+    shown = table.embed.fields[0].name + table.embed.fields[1].name
+    assert "@everyone" not in shown.replace("@\u200beveryone", "")

@@ -234,3 +234,46 @@ async def test_nobody_is_pinged_but_the_people_meant(simcord_env: Env) -> None:
         assert set(map(str, mentions.get("users", []))) <= {str(starter)}
     shown = table.embed.fields[0].name + table.embed.fields[1].name
     assert "@everyone" not in shown.replace("@\u200beveryone", "")
+
+
+async def test_rematch_keeps_computer_levels_and_takes_another_computer(simcord_env: Env) -> None:
+    """A rematch keeps a hard computer as hard; adding a computer there gives a new seat."""
+    await simcord_env.bot.tree.sync()
+    guild = simcord_env.create_guild()
+    channel = guild.create_text_channel("games")
+    ana, ben = (guild.add_member(simcord_env.create_user(name)) for name in ("ana", "ben"))
+    result = await ana.slash(channel, "nothanks start", bots=1, bot_level="hard")
+    lobby = result.response
+    await ben.click(lobby, label="Join")
+    await ana.click(lobby, label="Start")
+    session = simcord_env.bot.tables.in_channel(channel.id)
+    assert session is not None
+    people = {str(ana.id): ana, str(ben.id): ben}
+    for _ in range(200):
+        if simcord_env.bot.tables.get(session.id) is None:
+            break
+        active = session.acting_players()[0]
+        if active in people:
+            await people[active].click(message_by_id(simcord_env, channel, lobby.id), label="Take")
+        else:
+            await simcord_env.advance_time(2.5)
+    assert session.status == "finished"
+    rematch = await ben.click(message_by_id(simcord_env, channel, lobby.id), label="Rematch")
+    assert not rematch.ephemeral
+    again = simcord_env.bot.tables.in_channel(channel.id)
+    assert again is not None
+    assert again.record.seats == [-1, ben.id] or again.record.seats == [ben.id, -1]
+    assert again.meta.computers == {"-1": "hard"}
+    shown = message_by_id(simcord_env, channel, rematch.response.id)
+    select_id = next(
+        item.custom_id for row in shown.components for item in row.children if item.type.value == 3
+    )
+    await ben.select(shown, ["easy"], custom_id=select_id)
+    assert sorted(again.record.seats) == sorted([-1, -2, ben.id])
+    assert again.meta.computers == {"-1": "hard", "-2": "easy"}
+    await ana.click(message_by_id(simcord_env, channel, rematch.response.id), label="Join")
+    started = await ben.click(
+        message_by_id(simcord_env, channel, rematch.response.id), label="Start"
+    )
+    assert not started.ephemeral and again.status == "running"
+    assert simcord_env.errors == []

@@ -9,11 +9,19 @@
 
 ARG PYTHON_VERSION=3.11
 ARG UV_VERSION=0.13.9
+# Base images pinned by digest, so a rebuild never picks up a silently re-pushed tag. Each
+# is "@sha256:<digest>" appended to the tag, and must be updated with the version above:
+#   docker buildx imagetools inspect python:3.11-slim          # the "Digest:" line
+#   docker buildx imagetools inspect ghcr.io/astral-sh/uv:0.13.9
+# Use the index digest printed there (not one platform's), so every architecture builds.
+# Paste it here, or pass --build-arg PYTHON_DIGEST=@sha256:... . Empty: the tag, unpinned.
+ARG PYTHON_DIGEST=""
+ARG UV_DIGEST=""
 
-FROM ghcr.io/astral-sh/uv:${UV_VERSION} AS uv
+FROM ghcr.io/astral-sh/uv:${UV_VERSION}${UV_DIGEST} AS uv
 
 # -- build: a virtual environment with exactly the locked runtime dependencies ----------
-FROM python:${PYTHON_VERSION}-slim AS build
+FROM python:${PYTHON_VERSION}-slim${PYTHON_DIGEST} AS build
 COPY --from=uv /uv /usr/local/bin/uv
 ENV UV_COMPILE_BYTECODE=1 \
     UV_LINK_MODE=copy \
@@ -25,7 +33,7 @@ COPY pyproject.toml uv.lock ./
 RUN uv sync --frozen --no-dev --no-install-project
 
 # -- runtime ----------------------------------------------------------------------------
-FROM python:${PYTHON_VERSION}-slim
+FROM python:${PYTHON_VERSION}-slim${PYTHON_DIGEST}
 RUN groupadd --system --gid 10001 cardtable \
     && useradd --system --uid 10001 --gid cardtable --home-dir /app --no-create-home \
         --shell /usr/sbin/nologin cardtable \
@@ -46,4 +54,8 @@ USER cardtable
 VOLUME ["/app/data"]
 # SIGINT lets discord.py close the gateway and the database cleanly on `docker stop`.
 STOPSIGNAL SIGINT
+# The running bot rewrites /app/data/cardtable.db.heartbeat every 30 s; this reads it
+# (same user, PATH, PYTHONPATH and CARDTABLE_DATABASE as the bot) and exits 0 or 1.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \
+    CMD ["python", "-m", "bot", "health"]
 CMD ["python", "-m", "bot"]

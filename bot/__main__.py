@@ -1,4 +1,5 @@
-"""Command line: `python -m bot` runs the bot; `python -m bot sync [--guild ID]` syncs commands."""
+"""Command line: `python -m bot` runs the bot; `python -m bot sync [--guild ID]` syncs commands;
+`python -m bot health` checks the running bot (for Docker's HEALTHCHECK)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,17 @@ from collections.abc import Sequence
 
 import discord
 
+from bot import health
 from bot.app import create_bot
+from bot.health import clear_heartbeat
+from bot.instance_lock import InstanceLock, acquire
 from bot.settings import ConfigError, RedactingFilter, Settings, load_settings
 from bot.storage import MIGRATIONS, schema_version_of
 
 EXIT_CONFIG = 2
+# discord.py logs whole request bodies (discord.http) and gateway events (discord.gateway)
+# at DEBUG: hands, chips, message contents and interaction tokens.
+WIRE_LOGGERS = ("discord.http", "discord.gateway")
 
 
 def configure_logging(settings: Settings) -> None:
@@ -27,6 +34,12 @@ def configure_logging(settings: Settings) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level)
+    level = logging.getLevelName(settings.log_level)
+    # Capped at INFO unless CARDTABLE_HTTP_DEBUG asks; never below the root's own level,
+    # or a WARNING bot would start printing discord.py's INFO lines.
+    wire_level = logging.NOTSET if settings.http_debug else max(logging.INFO, level)
+    for name in WIRE_LOGGERS:
+        logging.getLogger(name).setLevel(wire_level)
 
 
 async def sync(settings: Settings, guild_id: int | None) -> int:
@@ -42,6 +55,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bot", description=__doc__)
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("run", help="run the bot (the default)")
+    commands.add_parser(
+        "health",
+        help="exit 0 if the running bot is connected and its database answers, else 1",
+    )
     sync_parser = commands.add_parser("sync", help="publish the slash commands and exit")
     sync_parser.add_argument(
         "--guild",
@@ -58,6 +75,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = parse_args(argv)
+    if args.command == "health":
+        # Beside a running bot: needs no token and takes no lock, and exits 0 or 1 only.
+        return health.run()
+    lock: InstanceLock | None = None
     try:
         settings = load_settings()
         if schema_version_of(settings.database) > len(MIGRATIONS):
@@ -65,9 +86,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"CARDTABLE_DATABASE {settings.database} was written by a newer cardtable; "
                 "upgrade the bot or use another database"
             )
+        # Only a running bot takes the instance lock: `sync` is short-lived, never touches
+        # the tables, and must work while the bot runs on the same volume.
+        if args.command != "sync":
+            lock = acquire(settings.database)
     except ConfigError as error:
         print(f"cardtable: error: {error}", file=sys.stderr)
         return EXIT_CONFIG
+    if lock is not None:
+        # Ours alone now (the lock), and no event loop runs yet to be blocked.
+        try:
+            clear_heartbeat(settings.database)
+        except OSError as exc:
+            print(f"cardtable: error: cannot remove old heartbeat ({exc})", file=sys.stderr)
+            lock.release()
+            return EXIT_CONFIG
     configure_logging(settings)
     try:
         if args.command == "sync":
@@ -85,6 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG
     except KeyboardInterrupt:
         return 0
+    finally:
+        if lock is not None:
+            lock.release()
     return 0
 
 

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Protocol
+import math
+import os
+import time
+from typing import Any, Protocol
 
 import discord
 from discord import app_commands
-from discord.ext import commands
+from discord.ext import commands, tasks
 
 from bot.command_translator import CatalogueTranslator
+from bot.health import heartbeat_path, write_heartbeat
 from bot.interactions import answer_error
 from bot.languages import GuildLanguages
 from bot.publisher import DiscordPublisher
@@ -21,6 +26,13 @@ from bot.table.tables import Tables
 
 log = logging.getLogger(__name__)
 EXTENSIONS = ("cogs.nothanks", "cogs.rage", "cogs.cardtable", "cogs.admin")
+# Seconds between heartbeats; `python -m bot health` calls a beat older than 90 s stale.
+# Read when the loop starts (setup_hook), so tests can patch it.
+HEARTBEAT_INTERVAL = 30.0
+# A database that takes this long to answer `PRAGMA user_version` counts as down.
+DATABASE_CHECK_TIMEOUT = 10.0
+# Mentions that are not a working owner command: logged at DEBUG, since anyone can send them.
+QUIET_COMMAND_ERRORS = (commands.CommandNotFound, commands.CheckFailure, commands.UserInputError)
 
 
 def now() -> float:
@@ -64,7 +76,8 @@ class CardtableBot(commands.Bot):
             intents=intents,
             help_command=None,
             tree_cls=CardtableTree,
-            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+            # Nobody is pinged unless a message names who: each table message says so.
+            allowed_mentions=discord.AllowedMentions.none(),
         )
         self.settings = settings
         self.extensions_to_load = extensions
@@ -80,6 +93,78 @@ class CardtableBot(commands.Bot):
         if user.id in self.settings.owner_ids:
             return True
         return await super().is_owner(user)
+
+    async def process_commands(self, message: discord.Message) -> None:
+        """Run an owner's mention command; ignore anyone else's mention without a trace."""
+        if message.author.bot:
+            return
+        context = await self.get_context(message)
+        if context.prefix is None:
+            return  # not addressed to the bot
+        # Strangers never reach the command checks, whose failures would be dispatched
+        # (and, by discord.py's default handler, logged as errors) for every such mention.
+        if not await self.is_owner(message.author):
+            log.debug(
+                "ignored mention %r from non-owner %s", context.invoked_with, message.author.id
+            )
+            return
+        await self.invoke(context)
+
+    async def on_command_error(
+        self, context: commands.Context[Any], exception: commands.CommandError, /
+    ) -> None:
+        """Log unknown commands, failed checks and bad input at DEBUG; anything else as usual."""
+        if isinstance(exception, QUIET_COMMAND_ERRORS):
+            log.debug(
+                "ignored command %r from %s: %s",
+                context.invoked_with,
+                context.author.id,
+                exception,
+            )
+            return
+        await super().on_command_error(context, exception)
+
+    def gateway_connected(self) -> bool:
+        """Whether the gateway is up: ready, not closing, and heartbeats acknowledged."""
+        # discord.py drops the keep-alive when the socket closes, so latency turns inf/nan.
+        return not self.is_closed() and self.is_ready() and math.isfinite(self.latency)
+
+    async def database_answers(self) -> bool:
+        """Whether a trivial query through the bot's own connection succeeds in time."""
+        try:
+            await asyncio.wait_for(self.storage.schema_version(), DATABASE_CHECK_TIMEOUT)
+        except Exception as exc:
+            log.warning("the database did not answer the health query: %r", exc)
+            return False
+        return True
+
+    async def beat(self) -> None:
+        """Write one heartbeat for `python -m bot health`."""
+        path = heartbeat_path(self.settings.database)
+        beat = {
+            # Wall-clock time: the health check is another process comparing with its own.
+            "time": time.time(),
+            "pid": os.getpid(),
+            "connected": self.gateway_connected(),
+            "database": await self.database_answers(),
+        }
+        try:
+            await asyncio.to_thread(write_heartbeat, path, beat)
+        except OSError as exc:
+            log.warning("cannot write the heartbeat file %s: %s", path, exc)
+
+    # discord.ext.tasks rather than a sleeping task: it survives reconnects, and SimCord
+    # drives its sleeps on the virtual clock.
+    @tasks.loop(seconds=HEARTBEAT_INTERVAL)
+    async def heartbeat(self) -> None:
+        """Write a heartbeat every HEARTBEAT_INTERVAL seconds, from ready until close()."""
+        await self.beat()
+
+    async def on_ready(self) -> None:
+        """Start beating once the gateway is ready (`python -m bot sync` never gets here)."""
+        if not self.heartbeat.is_running():
+            self.heartbeat.change_interval(seconds=HEARTBEAT_INTERVAL)
+            self.heartbeat.start()
 
     def guild_language(self, guild_id: int | None) -> str | None:
         """The language a server chose for its public table messages (/cardtable language)."""
@@ -108,7 +193,8 @@ class CardtableBot(commands.Bot):
         await cog.on_click(interaction, click)
 
     async def close(self) -> None:
-        """Close Discord first, then the database."""
+        """Stop the heartbeat, close Discord, then the database."""
+        self.heartbeat.cancel()
         tables = getattr(self, "tables", None)
         if tables is not None:
             tables.close()

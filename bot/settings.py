@@ -14,6 +14,8 @@ DEFAULT_DATABASE = Path("data") / "cardtable.db"
 # Three base64url parts separated by dots: the shape of every Discord bot token.
 TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("", "0", "false", "no", "off")
 
 
 class ConfigError(Exception):
@@ -29,13 +31,14 @@ class Settings:
     log_level: str = "INFO"
     dev_guild_id: int | None = None
     owner_ids: frozenset[int] = frozenset()
+    http_debug: bool = False
 
     def __repr__(self) -> str:
         # The token must never reach a log line or a traceback.
         return (
             f"Settings(token=<hidden>, database={str(self.database)!r}, "
             f"log_level={self.log_level!r}, dev_guild_id={self.dev_guild_id!r}, "
-            f"owner_ids={sorted(self.owner_ids)!r})"
+            f"owner_ids={sorted(self.owner_ids)!r}, http_debug={self.http_debug!r})"
         )
 
 
@@ -110,6 +113,20 @@ def check_database(path: Path) -> Path:
     return path
 
 
+def _boolean(environ: Mapping[str, str], name: str) -> bool:
+    raw = environ.get(name, "").strip().lower()
+    if raw in TRUE_WORDS:
+        return True
+    if raw in FALSE_WORDS:
+        return False
+    raise ConfigError(f"{name} must be 1, true, yes or on, or 0, false, no or off")
+
+
+def database_path(environ: Mapping[str, str]) -> Path:
+    """The configured database path, unchecked (the health check only reads beside it)."""
+    return Path(environ.get("CARDTABLE_DATABASE", "").strip() or DEFAULT_DATABASE)
+
+
 def _optional_int(environ: Mapping[str, str], name: str) -> int | None:
     raw = environ.get(name, "").strip()
     if not raw:
@@ -136,13 +153,15 @@ def load_settings(
     owners_raw = environ.get("CARDTABLE_OWNER_IDS", "").replace(",", " ").split()
     if any(not part.isdigit() for part in owners_raw):
         raise ConfigError("CARDTABLE_OWNER_IDS must be Discord ids separated by commas")
-    database = Path(environ.get("CARDTABLE_DATABASE", "").strip() or DEFAULT_DATABASE)
+    http_debug = _boolean(environ, "CARDTABLE_HTTP_DEBUG")
+    database = database_path(environ)
     return Settings(
         token=token,
         database=check_database(database),
         log_level=level,
         dev_guild_id=_optional_int(environ, "CARDTABLE_DEV_GUILD_ID"),
         owner_ids=frozenset(int(part) for part in owners_raw),
+        http_debug=http_debug,
     )
 
 

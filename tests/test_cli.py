@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from bot.__main__ import configure_logging
+from bot.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
 TOKEN = "A" * 24 + ".Bbbbbb." + "C" * 27
@@ -137,3 +142,61 @@ def test_unknown_command(tmp_path: Path) -> None:
     assert result.returncode == EXIT_CONFIG
     assert "Traceback" not in result.stderr
     assert "usage:" in result.stderr
+
+
+# -- logging ------------------------------------------------------------------------------
+
+WIRE_LOGGERS = ("discord.http", "discord.gateway")
+
+
+@pytest.fixture
+def restore_logging() -> Iterator[None]:
+    """Put the root logger and discord.py's loggers back as they were after the test."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    wire_levels = {name: logging.getLogger(name).level for name in WIRE_LOGGERS}
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    for name, wire_level in wire_levels.items():
+        logging.getLogger(name).setLevel(wire_level)
+
+
+def logged_at(settings: Settings, capsys: pytest.CaptureFixture[str]) -> str:
+    """Configure logging for ``settings``, log like discord.py does, return what was written."""
+    configure_logging(settings)
+    logging.getLogger("discord.http").debug("POST /interactions/1/itoken-secret/callback")
+    logging.getLogger("discord.gateway").debug("WebSocket Event: {'token': 'itoken-gw'}")
+    logging.getLogger("discord.http").info("http info line")
+    logging.getLogger("discord.client").debug("client debug line")
+    logging.getLogger("cardtable.test").debug("bot debug line")
+    return capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_debug_log_keeps_request_bodies_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """At DEBUG, discord.py's HTTP and gateway payloads (interaction tokens) are not logged."""
+    text = logged_at(Settings(TOKEN, tmp_path / "db", log_level="DEBUG"), capsys)
+    assert "itoken" not in text
+    assert "http info line" in text
+    assert "client debug line" in text
+    assert "bot debug line" in text
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_http_debug_setting_logs_request_bodies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CARDTABLE_HTTP_DEBUG asks for discord.py's HTTP and gateway payloads at DEBUG."""
+    text = logged_at(Settings(TOKEN, tmp_path / "db", log_level="DEBUG", http_debug=True), capsys)
+    assert "itoken-secret" in text
+    assert "itoken-gw" in text
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_quieter_levels_stay_quiet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """At WARNING, discord.py's HTTP INFO lines stay out too (the cap never lowers a level)."""
+    text = logged_at(Settings(TOKEN, tmp_path / "db", log_level="WARNING"), capsys)
+    assert text == ""

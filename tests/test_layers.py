@@ -30,6 +30,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     ),
     "bot/app.py": (
         "bot.command_translator",
+        "bot.health",
         "bot.interactions",
         "bot.languages",
         "bot.publisher",

@@ -12,6 +12,7 @@ from bot.settings import (
     ConfigError,
     RedactingFilter,
     Settings,
+    database_path,
     load_dotenv,
     load_settings,
     parse_dotenv,
@@ -89,6 +90,7 @@ def test_parse_dotenv_example_file() -> None:
         "CARDTABLE_LOG_LEVEL",
         "CARDTABLE_DEV_GUILD_ID",
         "CARDTABLE_OWNER_IDS",
+        "CARDTABLE_HTTP_DEBUG",
     }
 
 
@@ -189,6 +191,51 @@ def test_ids_are_parsed(tmp_path: Path) -> None:
     )
     assert settings.dev_guild_id == 123456789012345678
     assert settings.owner_ids == frozenset({1, 2, 3})
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("", False),
+        ("0", False),
+        ("false", False),
+        ("No", False),
+        ("off", False),
+        ("1", True),
+        ("true", True),
+        (" YES ", True),
+        ("on", True),
+    ],
+)
+def test_http_debug_is_a_boolean(tmp_path: Path, raw: str, expected: bool) -> None:
+    """CARDTABLE_HTTP_DEBUG accepts the usual spellings of yes and no, in any case."""
+    assert load(tmp_path, CARDTABLE_HTTP_DEBUG=raw).http_debug is expected
+
+
+def test_http_debug_is_off_by_default(tmp_path: Path) -> None:
+    """Without CARDTABLE_HTTP_DEBUG, discord.py's request bodies stay out of the logs."""
+    assert load(tmp_path).http_debug is False
+
+
+def test_http_debug_environment_wins_over_dotenv(tmp_path: Path) -> None:
+    """CARDTABLE_HTTP_DEBUG off in the environment stays off, whatever .env says."""
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("CARDTABLE_HTTP_DEBUG=1\n", encoding="utf-8")
+    settings = load_settings(environment(tmp_path, CARDTABLE_HTTP_DEBUG="0"), dotenv=dotenv)
+    assert settings.http_debug is False
+    assert load_settings(environment(tmp_path), dotenv=dotenv).http_debug is True
+
+
+@pytest.mark.parametrize("raw", ["2", "yep", "debug", "tru"])
+def test_invalid_http_debug(tmp_path: Path, raw: str) -> None:
+    """Anything but a yes or a no gives a ConfigError naming CARDTABLE_HTTP_DEBUG."""
+    assert "CARDTABLE_HTTP_DEBUG" in config_error(tmp_path, CARDTABLE_HTTP_DEBUG=raw)
+
+
+def test_database_path_needs_no_token(tmp_path: Path) -> None:
+    """The health check finds the database path without checking anything else."""
+    assert database_path({"CARDTABLE_DATABASE": " x/y.db "}) == Path("x/y.db")
+    assert database_path({}) == Path("data") / "cardtable.db"
 
 
 # -- errors ----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import CardtableBot, create_bot
+from bot.app import EXTENSIONS, CardtableBot, create_bot
 from bot.settings import Settings
 
 TEST_TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
@@ -20,12 +20,20 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-async def make_bot(settings: Settings) -> AsyncIterator[Callable[[], CardtableBot]]:
+def bot_extensions() -> tuple[str, ...]:
+    """The extensions each test bot loads (a module may add a game of its own)."""
+    return EXTENSIONS
+
+
+@pytest.fixture
+async def make_bot(
+    settings: Settings, bot_extensions: tuple[str, ...]
+) -> AsyncIterator[Callable[[], CardtableBot]]:
     """A factory of fresh bots on the test database; their databases are closed afterwards."""
     bots: list[CardtableBot] = []
 
     def make() -> CardtableBot:
-        bot = create_bot(settings)
+        bot = create_bot(settings, extensions=bot_extensions)
         bots.append(bot)
         return bot
 

@@ -7,7 +7,7 @@ extension, which shows that a game needs only its own engine, renderer and cog.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -16,9 +16,8 @@ from simcord import Env
 from simcord.builders import ChannelHandle, GuildHandle
 from simcord.results import InteractionResult
 
-from bot.app import EXTENSIONS, CardtableBot, create_bot
+from bot.app import EXTENSIONS, CardtableBot
 from bot.engines.rage import JOKER
-from bot.settings import Settings
 from bot.table.session import TableSession
 from tests.discord.helpers import (
     NAMES,
@@ -40,27 +39,9 @@ TIMED_OUT = "ran out of time"
 
 
 @pytest.fixture
-async def make_bot(settings: Settings) -> AsyncIterator[Callable[[], CardtableBot]]:
-    """Fresh bots that also load tests.highcard.cog; their databases are closed afterwards."""
-    bots: list[CardtableBot] = []
-
-    def make() -> CardtableBot:
-        bot = create_bot(settings, extensions=(*EXTENSIONS, "tests.highcard.cog"))
-        bots.append(bot)
-        return bot
-
-    yield make
-    for bot in bots:
-        storage = getattr(bot, "storage", None)
-        if storage is not None:
-            # SimCord never calls bot.close(); an open aiosqlite thread would outlive the test.
-            await storage.close()
-
-
-@pytest.fixture
-def simcord_bot(make_bot: Callable[[], CardtableBot]) -> CardtableBot:
-    """The bot under test, with the three games."""
-    return make_bot()
+def bot_extensions() -> tuple[str, ...]:
+    """The production games plus High card, which exists only in the tests."""
+    return (*EXTENSIONS, "tests.highcard.cog")
 
 
 def bot_of(env: Env) -> CardtableBot:

@@ -13,6 +13,9 @@ from typing import Any, cast
 
 import aiosqlite
 
+from bot.records.ratings import Rating, rate
+from bot.records.results import GameResult
+
 OPEN_STATUSES = ("lobby", "running")
 
 
@@ -104,6 +107,53 @@ MIGRATIONS: Sequence[Migration] = (
     ALTER TABLE tables RENAME COLUMN extra TO meta;
     """,
     _meta_from_extra,
+    # v4: the records. Every game that ends is kept (players in seat order, scores, ranks,
+    # game-specific figures); ratings are maintained per server, game and player, so stats
+    # and leaderboards are indexed reads, never replays.
+    """
+    CREATE TABLE games (
+        table_id INTEGER PRIMARY KEY REFERENCES tables (id),
+        guild_id INTEGER,
+        channel_id INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        status TEXT NOT NULL,
+        seed TEXT NOT NULL,
+        options TEXT NOT NULL,
+        started_at REAL NOT NULL,
+        ended_at REAL NOT NULL,
+        moves INTEGER NOT NULL
+    );
+    CREATE INDEX games_by_guild ON games (guild_id, ended_at);
+    CREATE TABLE game_players (
+        table_id INTEGER NOT NULL REFERENCES games (table_id),
+        seat INTEGER NOT NULL,
+        guild_id INTEGER,
+        game TEXT NOT NULL,
+        status TEXT NOT NULL,
+        player TEXT NOT NULL,
+        name TEXT NOT NULL,
+        level TEXT,
+        score INTEGER NOT NULL,
+        rank INTEGER NOT NULL,
+        won INTEGER NOT NULL,
+        stats TEXT NOT NULL,
+        rating_change REAL,
+        PRIMARY KEY (table_id, seat)
+    );
+    CREATE INDEX game_players_by_player ON game_players (guild_id, game, player, status);
+    CREATE TABLE ratings (
+        guild_id INTEGER NOT NULL,
+        game TEXT NOT NULL,
+        player TEXT NOT NULL,
+        name TEXT NOT NULL,
+        is_computer INTEGER NOT NULL,
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        games INTEGER NOT NULL,
+        PRIMARY KEY (guild_id, game, player)
+    );
+    CREATE INDEX ratings_board ON ratings (guild_id, game, is_computer, games);
+    """,
 )
 
 
@@ -261,19 +311,35 @@ class Storage:
         move: tuple[str, str] | None = None,
         *,
         expect_revision: int | None = None,
+        result: GameResult | None = None,
     ) -> None:
         """Write the table and the move that produced it in one transaction and one trip.
 
         The save replaces ``expect_revision`` (default: the record's own revision) and
         bumps it; StaleWrite if the database holds another revision, so a stale writer
         never overwrites newer state. The record's revision is updated only on success.
+
+        With a ``result`` (a game that ends), the records are written in the same
+        transaction: the game, its players and, for a finished game, the new ratings,
+        whose changes are also put into ``record.meta["rating_changes"]``.
         """
         if record.id is None:
             raise ValueError("save_table needs a table that was created first")
         expected = record.revision if expect_revision is None else expect_revision
         async with self._write:
-            await self._in_thread(_update_table, record, move, expected, time.time())
+            await self._in_thread(_update_table, record, move, expected, time.time(), result)
         record.revision = expected + 1
+
+    async def read(self, query: str, params: Sequence[Any] = ()) -> list[aiosqlite.Row]:
+        """Rows of a read-only query (the records' history, stats and leaderboards)."""
+        async with self._db.execute(query, tuple(params)) as cursor:
+            return list(await cursor.fetchall())
+
+    async def record_game(self, result: GameResult) -> dict[str, float]:
+        """Keep a game that ended outside a table save (back-fills); its rating changes."""
+        async with self._write:
+            changes: dict[str, float] = await self._in_thread(_record_and_commit, result)
+        return changes
 
     async def quarantine(self, table_id: int) -> None:
         """Close a table that no longer loads (status `broken`), freeing its channel."""
@@ -412,8 +478,13 @@ def _update_table(
     move: tuple[str, str] | None,
     expected: int,
     now: float,
+    result: GameResult | None = None,
 ) -> None:
     try:
+        if result is not None:
+            changes = _record_game(connection, result)
+            if changes:
+                record.meta = {**record.meta, "rating_changes": changes}
         cursor = connection.execute(
             "UPDATE tables SET message_id = ?, host_id = ?, status = ?, options = ?,"
             " seats = ?, state = ?, move_number = ?, meta = ?, updated_at = ?,"
@@ -432,6 +503,92 @@ def _update_table(
     except BaseException:
         connection.rollback()
         raise
+
+
+def _record_game(connection: sqlite3.Connection, result: GameResult) -> dict[str, float]:
+    """Keep a game that ended; rate a finished one. Returns each player's rating change."""
+    connection.execute(
+        "INSERT OR REPLACE INTO games (table_id, guild_id, channel_id, game, status, seed,"
+        " options, started_at, ended_at, moves) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            result.table_id,
+            result.guild_id,
+            result.channel_id,
+            result.game,
+            result.status,
+            result.seed,
+            _dump(result.options),
+            result.started_at,
+            result.ended_at,
+            result.moves,
+        ),
+    )
+    changes: dict[str, float] = {}
+    if result.rated and result.guild_id is not None:
+        changes = _rate(connection, result)
+    for row in result.players:
+        connection.execute(
+            "INSERT OR REPLACE INTO game_players (table_id, seat, guild_id, game, status,"
+            " player, name, level, score, rank, won, stats, rating_change)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                result.table_id,
+                row.seat,
+                result.guild_id,
+                result.game,
+                result.status,
+                row.player,
+                row.name,
+                row.level,
+                row.score,
+                row.rank,
+                int(row.won and result.rated),
+                _dump(row.stats),
+                changes.get(row.player),
+            ),
+        )
+    return changes
+
+
+def _record_and_commit(connection: sqlite3.Connection, result: GameResult) -> dict[str, float]:
+    try:
+        changes = _record_game(connection, result)
+        connection.commit()
+    except BaseException:
+        connection.rollback()
+        raise
+    return changes
+
+
+def _rate(connection: sqlite3.Connection, result: GameResult) -> dict[str, float]:
+    """Update every seat's rating from the game's ranks (OpenSkill); return the changes."""
+    before = []
+    for row in result.players:
+        found = connection.execute(
+            "SELECT mu, sigma FROM ratings WHERE guild_id IS ? AND game = ? AND player = ?",
+            (result.guild_id, result.game, row.player),
+        ).fetchone()
+        before.append(Rating(found[0], found[1]) if found else Rating())
+    after = rate(before, [row.rank for row in result.players])
+    changes = {}
+    for row, old, new in zip(result.players, before, after, strict=True):
+        changes[row.player] = round(new.conservative - old.conservative, 2)
+        connection.execute(
+            "INSERT INTO ratings (guild_id, game, player, name, is_computer, mu, sigma, games)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (guild_id, game, player) DO UPDATE"
+            " SET name = excluded.name, mu = excluded.mu, sigma = excluded.sigma,"
+            " games = games + 1",
+            (
+                result.guild_id,
+                result.game,
+                row.player,
+                row.name,
+                int(row.level is not None),
+                new.mu,
+                new.sigma,
+            ),
+        )
+    return changes
 
 
 def _quarantine(connection: sqlite3.Connection, table_id: int, now: float) -> None:

@@ -11,12 +11,20 @@ from discord import app_commands
 
 from bot.ai import choose_nothanks_action
 from bot.engines.contract import GameEngine
-from bot.engines.nothanks import MAX_PLAYERS, MIN_PLAYERS, PASS, TAKE, Move, NoThanksGame
+from bot.engines.nothanks import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PASS,
+    TAKE,
+    Action,
+    Move,
+    NoThanksGame,
+)
 from bot.interactions import Reply, answers_user_errors, reply_ephemeral
 from bot.render.components import Click
 from bot.render.nothanks import NoThanksRenderer
 from bot.table.session import Draft, TableSession
-from bot.table.spec import GameSpec, Letter
+from bot.table.spec import GameSpec, Letter, ResultRow
 from bot.tablecog import LEVEL_CHOICES, GameTableCog, locale_code, seat_of
 
 if TYPE_CHECKING:
@@ -56,6 +64,25 @@ def choose(view: Any, level: str, rng: random.Random, memory: Any) -> Any:
     return choose_nothanks_action(view, level, rng)
 
 
+def result_rows(engine: GameEngine[Any]) -> list[ResultRow]:
+    """Each seat's total, rank and figures for the records (lower totals are better)."""
+    assert isinstance(engine, NoThanksGame)
+    return [
+        (
+            row.player,
+            row.total,
+            row.rank,
+            {
+                "card_points": row.card_points,
+                "chips": row.chips,
+                "cards": sum(len(run) for run in row.runs),
+                "longest_run": max((len(run) for run in row.runs), default=0),
+            },
+        )
+        for row in engine.standings()
+    ]
+
+
 SPEC = GameSpec(
     name=GAME,
     min_players=MIN_PLAYERS,
@@ -66,6 +93,9 @@ SPEC = GameSpec(
     choose=choose,
     letters=letters_for,
     start_letters=start_letters,
+    encode_action=lambda action: Action(action).value,
+    decode_action=Action,
+    result_rows=result_rows,
 )
 
 

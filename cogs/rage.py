@@ -10,15 +10,26 @@ import discord
 from discord import app_commands
 
 from bot.ai import RageMemory, choose_rage_action
+from bot.engines.contract import GameEngine
 from bot.engines.errors import InvalidSetup
-from bot.engines.rage import JOKER, Bid, Card, Colour, Phase, Play, RageOptions, RageState
+from bot.engines.rage import (
+    ALL_CARDS,
+    JOKER,
+    Bid,
+    Card,
+    Colour,
+    Phase,
+    Play,
+    RageOptions,
+    RageState,
+)
 from bot.i18n import t
 from bot.interactions import Reply, answers_user_errors
 from bot.render.components import Click
 from bot.render.rage import OPTION_NAMES, RageRenderer, hand_message
 from bot.table.errors import TableMovedOn, UserError
 from bot.table.session import Draft, TableSession
-from bot.table.spec import GameSpec
+from bot.table.spec import GameSpec, ResultRow
 from bot.tablecog import LEVEL_CHOICES, GameTableCog, locale_code, seat_of
 
 if TYPE_CHECKING:
@@ -53,6 +64,60 @@ def choose(view: Any, level: str, rng: random.Random, memory: Any) -> Any:
     return choose_rage_action(view, level, rng, memory)
 
 
+# Old move logs wrote cards by their English names ("play red 7", "play Joker as red").
+CARDS_BY_NAME = {str(card): card for card in ALL_CARDS}
+
+
+def encode_action(action: Bid | Play) -> str:
+    """A move as the move log keeps it: "bid 3", "play R7", "play JOKER r"."""
+    if isinstance(action, Bid):
+        return f"bid {action.tricks}"
+    colour = f" {action.colour.code}" if action.colour is not None else ""
+    return f"play {action.card.code}{colour}"
+
+
+def decode_action(text: str) -> Bid | Play:
+    """A move from the move log, in this or the older readable form."""
+    kind, _, rest = text.partition(" ")
+    if kind == "bid":
+        return Bid(int(rest))
+    if kind != "play":
+        raise ValueError(f"not a Rage move: {text!r}")
+    if " as " in rest:
+        name, _, colour = rest.partition(" as ")
+        return Play(CARDS_BY_NAME[name], Colour.parse(colour))
+    if rest in CARDS_BY_NAME:
+        return Play(CARDS_BY_NAME[rest])
+    code, _, colour = rest.partition(" ")
+    return Play(Card.parse(code), Colour.parse(colour) if colour else None)
+
+
+def result_rows(engine: GameEngine[Any]) -> list[ResultRow]:
+    """Each seat's score, rank and figures (exact bids, rounds) for the records."""
+    assert isinstance(engine, RageState)
+    outcome = engine.outcome()
+    assert outcome is not None
+    sheet = engine.score_sheet(None)
+    exact: dict[str, int] = {}
+    rounds: dict[str, int] = {}
+    for row in sheet.rows:
+        if not row.complete:
+            continue
+        for entry in row.entries:
+            player = str(entry.player)
+            rounds[player] = rounds.get(player, 0) + 1
+            exact[player] = exact.get(player, 0) + int(entry.bid == entry.tricks)
+    return [
+        (
+            str(s.player),
+            s.score,
+            s.rank,
+            {"exact_bids": exact.get(str(s.player), 0), "rounds": rounds.get(str(s.player), 0)},
+        )
+        for s in outcome.standings
+    ]
+
+
 SPEC = GameSpec(
     name=GAME,
     min_players=3,
@@ -65,6 +130,9 @@ SPEC = GameSpec(
     # One memory per seat, built only from that seat's views; after a restart it starts
     # again from the last finished trick, as a player who looked away would.
     new_memory=RageMemory,
+    encode_action=encode_action,
+    decode_action=decode_action,
+    result_rows=result_rows,
 )
 
 

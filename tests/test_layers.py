@@ -14,8 +14,9 @@ REPO = Path(__file__).resolve().parent.parent
 LAYERS: dict[str, tuple[str, ...]] = {
     "bot/engines": ("bot.engines",),
     "bot/ai": ("bot.engines", "bot.ai"),
-    "bot/table": ("bot.engines", "bot.ai", "bot.table", "bot.storage"),
-    "bot/storage.py": (),
+    "bot/table": ("bot.engines", "bot.ai", "bot.table", "bot.storage", "bot.records"),
+    "bot/records": ("bot.records",),
+    "bot/storage.py": ("bot.records",),
     "bot/render": ("bot.engines", "bot.table", "bot.i18n", "bot.render"),
     "bot/interactions.py": ("bot.i18n", "bot.table"),
     "bot/languages.py": ("bot.storage",),
@@ -40,7 +41,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "bot.table",
     ),
 }
-PURE = ("bot/engines", "bot/ai", "bot/table", "bot/storage.py")
+PURE = ("bot/engines", "bot/ai", "bot/records", "bot/table", "bot/storage.py")
 
 
 def modules_imported(path: Path) -> set[str]:

@@ -11,6 +11,7 @@ from bot.engines.nothanks import PASS, PlayerView, rank_standings, runs, score
 from bot.i18n import t
 from bot.render.components import TableButton, static_view
 from bot.render.limits import fit
+from bot.render.table import rating_note
 from bot.table.spec import MessageFields, TableFacts, is_computer_id
 
 COLOUR = discord.Colour(0xE67E22)
@@ -120,7 +121,8 @@ def final_embed(facts: TableFacts, game: PlayerView, locale: object) -> discord.
                 medal=medals.get(row.rank, f"{row.rank}."),
                 player=facts.name(row.player),
                 total=row.total,
-            ),
+            )
+            + rating_note(facts, row.player, locale),
             value=t(
                 "nothanks.final.row",
                 locale,

@@ -13,6 +13,7 @@ from bot.engines.rage.scoring import ScoreSheet
 from bot.i18n import t
 from bot.render.components import TableButton, TableSelect, static_view
 from bot.render.limits import fit
+from bot.render.table import rating_note
 from bot.table.spec import MessageFields, TableFacts
 
 COLOUR = discord.Colour(0xC0392B)
@@ -204,6 +205,7 @@ def final_embed(facts: TableFacts, state: RageView, locale: object) -> discord.E
         name=t("rage.final.standings", locale),
         value="\n".join(
             f"{medals.get(s.rank, f'{s.rank}.')} {facts.name(s.player)}: {s.score}"
+            + rating_note(facts, str(s.player), locale)
             for s in outcome.standings
         ),
         inline=False,

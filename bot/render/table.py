@@ -15,6 +15,14 @@ from bot.table.session import LEVELS
 from bot.table.spec import GameRenderer, MessageFields, PublicTable, TableFacts
 
 
+def rating_note(facts: TableFacts, player: str, locale: object) -> str:
+    """' · rating +1.8' after a finished game's row, or nothing for a player not rated."""
+    change = facts.rating_changes.get(str(player))
+    if change is None:
+        return ""
+    return " · " + t("final.rating_change", locale, change=f"{change:+.1f}")
+
+
 def lobby_embed(public: PublicTable, renderer: GameRenderer, locale: object) -> discord.Embed:
     """The lobby: host, seats, options, what is still needed."""
     facts = public.facts

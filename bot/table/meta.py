@@ -64,6 +64,8 @@ class TableMeta:
     closed_by: int | None = None
     rematch_of: int | None = None
     invited: list[int] = field(default_factory=list)  # former players asked to a rematch
+    started_at: float | None = None  # when the game was dealt
+    rating_changes: dict[str, float] = field(default_factory=dict)  # after a finished game
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form; empty and default fields are left out to keep rows small."""
@@ -83,6 +85,8 @@ class TableMeta:
             "closed_by": self.closed_by,
             "rematch_of": self.rematch_of,
             "invited": list(self.invited),
+            "started_at": self.started_at,
+            "rating_changes": dict(self.rating_changes),
         }
         return {key: value for key, value in data.items() if value not in (None, {}, [])}
 
@@ -107,6 +111,8 @@ class TableMeta:
             closed_by=data.get("closed_by"),
             rematch_of=data.get("rematch_of"),
             invited=[int(p) for p in data.get("invited", [])],
+            started_at=data.get("started_at"),
+            rating_changes={str(k): float(v) for k, v in data.get("rating_changes", {}).items()},
         )
 
     def copy(self) -> TableMeta:

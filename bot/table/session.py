@@ -16,6 +16,7 @@ from typing import Any
 
 from bot.engines.contract import GameEngine
 from bot.engines.errors import IllegalMove
+from bot.records.results import GameResult, PlayerResult
 from bot.storage import Storage, TableRecord
 from bot.table.errors import SaveFailed, TableMovedOn, UserError, user_error_for
 from bot.table.meta import Notice, TableMeta, Turn
@@ -44,7 +45,9 @@ class Draft:
         self.move: tuple[str, str] | None = None  # the move row to log: (player, action)
         self.letters: list[Letter] = []
         self.restamp = False  # whether the turn clock starts again
+        self._was_running = live.status == "running"
         self.result: Any = None  # what the step returned
+        self.game_result: GameResult | None = None  # set when a game ends (for the records)
 
     # -- the game -----------------------------------------------------------------------
 
@@ -67,7 +70,7 @@ class Draft:
             applied = engine.apply(player, action)
         except IllegalMove as error:
             raise user_error_for(error, self._describe(error)) from None
-        self.move = (player, str(action))
+        self.move = (player, self.spec.encode_action(action))
         self.letters += self.spec.letters(engine, player, applied)
         return applied
 
@@ -153,6 +156,7 @@ class Draft:
             [str(seat) for seat in self.record.seats], seed, self.record.options
         )
         self.record.status = "running"
+        self.meta.started_at = self.now
         self.letters += self.spec.start_letters(self._engine)
         self.restamp = True
 
@@ -248,7 +252,43 @@ class Draft:
             self.meta.turn = None
         elif self.restamp:
             self.meta.turn = self._new_turn()
+        if self._was_running and self.record.status in ("finished", "abandoned"):
+            self.game_result = self._game_result()
         self.record.meta = self.meta.to_dict()
+
+    def _game_result(self) -> GameResult:
+        """What the records keep of the game that ends with this change."""
+        engine = self._engine if self._engine is not None else self._live_engine
+        assert engine is not None and self.record.id is not None
+        rows = self.spec.result_rows(engine) if self.record.status == "finished" else []
+        by_player = {player: (score, rank, stats) for player, score, rank, stats in rows}
+        players = []
+        for seat, player in enumerate(engine.players):
+            score, rank, stats = by_player.get(str(player), (0, 0, {}))
+            players.append(
+                PlayerResult(
+                    seat=seat,
+                    player=str(player),
+                    name=self.meta.names.get(str(player), str(player)),
+                    level=self.meta.computers.get(str(player)),
+                    score=score,
+                    rank=rank,
+                    stats=stats,
+                )
+            )
+        return GameResult(
+            table_id=self.record.id,
+            guild_id=self.record.guild_id,
+            channel_id=self.record.channel_id,
+            game=self.spec.name,
+            status=self.record.status,
+            seed=str(engine.seed),
+            options=dict(self.record.options),
+            started_at=self.meta.started_at or self.now,
+            ended_at=self.now,
+            moves=engine.move_number,
+            players=tuple(players),
+        )
 
     def _new_turn(self) -> Turn | None:
         engine = self.engine
@@ -277,6 +317,7 @@ def _facts(record: TableRecord, meta: TableMeta, spec: GameSpec) -> TableFacts:
         min_players=spec.min_players,
         max_players=spec.max_players,
         move_number=record.move_number,
+        rating_changes=dict(meta.rating_changes),
     )
 
 
@@ -424,7 +465,10 @@ class TableSession:
         draft.finish()
         try:
             await self.storage.save_table(
-                draft.record, draft.move, expect_revision=self.record.revision
+                draft.record,
+                draft.move,
+                expect_revision=self.record.revision,
+                result=draft.game_result,
             )
         except Exception as error:
             log.warning(
@@ -449,7 +493,8 @@ class TableSession:
 
     def _swap(self, draft: Draft) -> None:
         self.record = draft.record
-        self.meta = draft.meta
+        # The save may have added to the metadata (the rating changes of a finished game).
+        self.meta = TableMeta.from_dict(draft.record.meta)
         if draft._engine is not None:
             self.engine = draft._engine
         if not self.is_open:

@@ -70,6 +70,8 @@ class TableFacts:
     min_players: int
     max_players: int
     move_number: int = 0
+    # Rating change per player in the game that just finished (for the final board).
+    rating_changes: Mapping[str, float] = field(default_factory=dict)
 
     def name(self, player: str | int) -> str:
         """The display name a player had when they sat down, escaped for markdown."""
@@ -108,6 +110,10 @@ class PublicTable:
     closed_reason: str | None = None
     closed_by: int | None = None
     invited: tuple[int, ...] = ()
+
+
+# One seat's result for the records: (player, score, rank, game-specific figures).
+ResultRow = tuple[str, int, int, dict[str, Any]]
 
 
 # A message as keyword arguments for discord.py's send/edit (content, embed, view).
@@ -178,3 +184,8 @@ class GameSpec:
     start_letters: Callable[[GameEngine[Any]], list[Letter]] = field(default=lambda engine: [])
     # Levels whose search is slow enough to run in a worker thread.
     threaded_levels: frozenset[str] = frozenset({"hard"})
+    # How a move is written in the move log, and read back for a replay.
+    encode_action: Callable[[Any], str] = str
+    decode_action: Callable[[str], Any] = field(default=lambda text: text)
+    # The records of a game: (player, score, rank, game-specific figures) in seat order.
+    result_rows: Callable[[GameEngine[Any]], list[ResultRow]] = field(default=lambda engine: [])

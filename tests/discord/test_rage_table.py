@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -163,7 +164,7 @@ async def test_full_game(simcord_env: Env, count: int, variant: dict[str, bool])
     assert outcome is not None
     lines = final.fields[0].value.splitlines()
     for line, standing in zip(lines, outcome.standings, strict=True):
-        assert line.endswith(f": {standing.score}")
+        assert re.fullmatch(rf".*: {standing.score} · rating [+-]\d+\.\d", line)
     assert "```" in final.fields[1].value  # the score sheet
     labels = [item.label for row in table.message.components for item in row.children]
     assert labels == ["Rematch"]

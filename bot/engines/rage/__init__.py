@@ -9,6 +9,7 @@ from bot.engines.errors import GameOver, IllegalMove, InvalidSetup, NotYourTurn,
 from .actions import Action, Bid, Play, action_from_dict
 from .cards import (
     ACTION_CARDS,
+    ALL_CARDS,
     CHANGE_TRUMP,
     COLOURS,
     DECK,
@@ -49,6 +50,7 @@ from .view import RageView
 
 __all__ = [
     "ACTION_CARDS",
+    "ALL_CARDS",
     "CHANGE_TRUMP",
     "COLOURS",
     "DECK",

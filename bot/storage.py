@@ -14,7 +14,7 @@ from typing import Any, cast
 import aiosqlite
 
 from bot.records.ratings import Rating, rate
-from bot.records.results import GameResult
+from bot.records.results import GameResult, PlayerResult
 
 OPEN_STATUSES = ("lobby", "running")
 
@@ -131,6 +131,7 @@ MIGRATIONS: Sequence[Migration] = (
         game TEXT NOT NULL,
         status TEXT NOT NULL,
         player TEXT NOT NULL,
+        seat_player TEXT NOT NULL,
         name TEXT NOT NULL,
         level TEXT,
         score INTEGER NOT NULL,
@@ -529,8 +530,8 @@ def _record_game(connection: sqlite3.Connection, result: GameResult) -> dict[str
     for row in result.players:
         connection.execute(
             "INSERT OR REPLACE INTO game_players (table_id, seat, guild_id, game, status,"
-            " player, name, level, score, rank, won, stats, rating_change)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " player, seat_player, name, level, score, rank, won, stats, rating_change)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 result.table_id,
                 row.seat,
@@ -538,6 +539,7 @@ def _record_game(connection: sqlite3.Connection, result: GameResult) -> dict[str
                 result.game,
                 result.status,
                 row.player,
+                row.seat_player or row.player,
                 row.name,
                 row.level,
                 row.score,
@@ -570,9 +572,19 @@ def _rate(connection: sqlite3.Connection, result: GameResult) -> dict[str, float
         ).fetchone()
         before.append(Rating(found[0], found[1]) if found else Rating())
     after = rate(before, [row.rank for row in result.players])
-    changes = {}
+    # Two computers of one level at a table share one rating row: it moves by their
+    # average, and the game counts once for it.
+    merged: dict[str, list[tuple[PlayerResult, Rating, Rating]]] = {}
     for row, old, new in zip(result.players, before, after, strict=True):
-        changes[row.player] = round(new.conservative - old.conservative, 2)
+        merged.setdefault(row.player, []).append((row, old, new))
+    changes = {}
+    for player, seats in merged.items():
+        row, old = seats[0][0], seats[0][1]
+        new = Rating(
+            sum(seat[2].mu for seat in seats) / len(seats),
+            sum(seat[2].sigma for seat in seats) / len(seats),
+        )
+        changes[player] = round(new.conservative - old.conservative, 2)
         connection.execute(
             "INSERT INTO ratings (guild_id, game, player, name, is_computer, mu, sigma, games)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (guild_id, game, player) DO UPDATE"
@@ -581,7 +593,7 @@ def _rate(connection: sqlite3.Connection, result: GameResult) -> dict[str, float
             (
                 result.guild_id,
                 result.game,
-                row.player,
+                player,
                 row.name,
                 int(row.level is not None),
                 new.mu,

@@ -11,12 +11,13 @@ class PlayerResult:
     """One seat's result: who sat there, their rank and score, and game-specific figures."""
 
     seat: int
-    player: str  # a Discord id, or a negative id for a computer
+    player: str  # who the records count: a Discord id, or "computer:<level>"
     name: str
     level: str | None  # a computer's level; None for people
     score: int
     rank: int
     stats: dict[str, Any] = field(default_factory=dict)
+    seat_player: str = ""  # the id the game knew this seat by (a replay needs it)
 
     @property
     def won(self) -> bool:

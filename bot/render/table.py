@@ -17,7 +17,9 @@ from bot.table.spec import GameRenderer, MessageFields, PublicTable, TableFacts
 
 def rating_note(facts: TableFacts, player: str, locale: object) -> str:
     """' · rating +1.8' after a finished game's row, or nothing for a player not rated."""
-    change = facts.rating_changes.get(str(player))
+    level = facts.computers.get(str(player))
+    key = str(player) if level is None else f"computer:{level}"  # as the records count it
+    change = facts.rating_changes.get(key)
     if change is None:
         return ""
     return " · " + t("final.rating_change", locale, change=f"{change:+.1f}")

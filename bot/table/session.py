@@ -265,12 +265,16 @@ class Draft:
         players = []
         for seat, player in enumerate(engine.players):
             score, rank, stats = by_player.get(str(player), (0, 0, {}))
+            level = self.meta.computers.get(str(player))
             players.append(
                 PlayerResult(
                     seat=seat,
-                    player=str(player),
+                    # A computer is remembered by its level, so "hard" has one record
+                    # and one rating across every table it played at.
+                    player=str(player) if level is None else f"computer:{level}",
                     name=self.meta.names.get(str(player), str(player)),
-                    level=self.meta.computers.get(str(player)),
+                    level=level,
+                    seat_player=str(player),
                     score=score,
                     rank=rank,
                     stats=stats,

@@ -71,10 +71,10 @@ async def test_move_log_replays_the_game(h: Harness, spec: GameSpec) -> None:
     table_id = await play_to_end(h, spec)
     game = (await h.storage.read("SELECT * FROM games WHERE table_id = ?", (table_id,)))[0]
     seats = await h.storage.read(
-        "SELECT player FROM game_players WHERE table_id = ? ORDER BY seat", (table_id,)
+        "SELECT seat_player FROM game_players WHERE table_id = ? ORDER BY seat", (table_id,)
     )
     engine = spec.new_engine(
-        [row["player"] for row in seats], int(game["seed"]), json.loads(game["options"])
+        [row["seat_player"] for row in seats], int(game["seed"]), json.loads(game["options"])
     )
     for _, player, action in await h.storage.moves(table_id):
         engine.apply(player, spec.decode_action(action))

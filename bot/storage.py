@@ -342,6 +342,21 @@ class Storage:
             changes: dict[str, float] = await self._in_thread(_record_and_commit, result)
         return changes
 
+    async def unrecorded_games(self) -> list[tuple[TableRecord, float, float]]:
+        """Games that ended before the records existed: (table, created, updated), in order."""
+        rows = await self.read(
+            "SELECT t.* FROM tables AS t LEFT JOIN games AS g ON g.table_id = t.id"
+            " WHERE g.table_id IS NULL AND t.status IN ('finished', 'abandoned')"
+            " AND t.state IS NOT NULL ORDER BY t.updated_at, t.id"
+        )
+        found = []
+        for row in rows:
+            try:
+                found.append((_row_to_record(row), row["created_at"], row["updated_at"]))
+            except (ValueError, TypeError):
+                continue  # an unreadable old row is simply not back-filled
+        return found
+
     async def quarantine(self, table_id: int) -> None:
         """Close a table that no longer loads (status `broken`), freeing its channel."""
         async with self._write:

@@ -259,40 +259,9 @@ class Draft:
     def _game_result(self) -> GameResult:
         """What the records keep of the game that ends with this change."""
         engine = self._engine if self._engine is not None else self._live_engine
-        assert engine is not None and self.record.id is not None
-        rows = self.spec.result_rows(engine) if self.record.status == "finished" else []
-        by_player = {player: (score, rank, stats) for player, score, rank, stats in rows}
-        players = []
-        for seat, player in enumerate(engine.players):
-            score, rank, stats = by_player.get(str(player), (0, 0, {}))
-            level = self.meta.computers.get(str(player))
-            players.append(
-                PlayerResult(
-                    seat=seat,
-                    # A computer is remembered by its level, so "hard" has one record
-                    # and one rating across every table it played at.
-                    player=str(player) if level is None else f"computer:{level}",
-                    name=self.meta.names.get(str(player), str(player)),
-                    level=level,
-                    seat_player=str(player),
-                    score=score,
-                    rank=rank,
-                    stats=stats,
-                )
-            )
-        return GameResult(
-            table_id=self.record.id,
-            guild_id=self.record.guild_id,
-            channel_id=self.record.channel_id,
-            game=self.spec.name,
-            status=self.record.status,
-            seed=str(engine.seed),
-            options=dict(self.record.options),
-            started_at=self.meta.started_at or self.now,
-            ended_at=self.now,
-            moves=engine.move_number,
-            players=tuple(players),
-        )
+        assert engine is not None
+        started = self.meta.started_at or self.now
+        return game_result(self.spec, self.record, self.meta, engine, started, self.now)
 
     def _new_turn(self) -> Turn | None:
         engine = self.engine
@@ -301,6 +270,51 @@ class Draft:
             return None
         seconds = int(self.record.options.get("turn_seconds", DEFAULT_TURN_SECONDS))
         return Turn(engine.move_number, self.now + seconds)
+
+
+def game_result(
+    spec: GameSpec,
+    record: TableRecord,
+    meta: TableMeta,
+    engine: GameEngine[Any],
+    started_at: float,
+    ended_at: float,
+) -> GameResult:
+    """What the records keep of a game that ended (finished: ranked; abandoned: not)."""
+    assert record.id is not None
+    rows = spec.result_rows(engine) if record.status == "finished" else []
+    by_player = {player: (score, rank, stats) for player, score, rank, stats in rows}
+    players = []
+    for seat, player in enumerate(engine.players):
+        score, rank, stats = by_player.get(str(player), (0, 0, {}))
+        level = meta.computers.get(str(player))
+        players.append(
+            PlayerResult(
+                seat=seat,
+                # A computer is remembered by its level, so "hard" has one record and one
+                # rating across every table it played at.
+                player=str(player) if level is None else f"computer:{level}",
+                name=meta.names.get(str(player), str(player)),
+                level=level,
+                seat_player=str(player),
+                score=score,
+                rank=rank,
+                stats=stats,
+            )
+        )
+    return GameResult(
+        table_id=record.id,
+        guild_id=record.guild_id,
+        channel_id=record.channel_id,
+        game=spec.name,
+        status=record.status,
+        seed=str(engine.seed),
+        options=dict(record.options),
+        started_at=started_at,
+        ended_at=ended_at,
+        moves=engine.move_number,
+        players=tuple(players),
+    )
 
 
 def _plays_itself(meta: TableMeta, player: str) -> bool:

@@ -15,7 +15,8 @@ from typing import Any, Protocol
 
 from bot.storage import BrokenRow, ChannelBusy, Storage, TableRecord
 from bot.table.errors import UserError
-from bot.table.session import Draft, TableSession
+from bot.table.meta import TableMeta
+from bot.table.session import Draft, TableSession, game_result
 from bot.table.spec import GameSpec, Letter
 from bot.table.timers import TimedEvent, Timers
 
@@ -180,7 +181,31 @@ class Tables:
         for session in restored:
             self.publisher.refresh(session)
         log.info("restored %d tables, quarantined %d", len(restored), len(broken))
+        await self.backfill_records()
         return restored
+
+    async def backfill_records(self) -> int:
+        """Record the games that ended before the records existed, oldest first (rated in
+        that order); a game whose state no longer loads is left out. Returns the count."""
+        count = 0
+        for record, created, updated in await self.storage.unrecorded_games():
+            spec = self.specs.get(record.game)
+            if spec is None or record.state is None:
+                continue
+            try:
+                engine = spec.engine_from_dict(record.state)
+                if record.status == "finished" and not engine.is_over:
+                    continue
+                meta = TableMeta.from_dict(record.meta)
+                result = game_result(spec, record, meta, engine, created, updated)
+            except Exception:
+                log.warning("table %s cannot be back-filled into the records", record.id)
+                continue
+            await self.storage.record_game(result)
+            count += 1
+        if count:
+            log.info("back-filled %d earlier games into the records", count)
+        return count
 
     async def open(
         self,

@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sqlite3
+from pathlib import Path
 
 import pytest
 from openskill.models import PlackettLuce
 
+from bot.engines.nothanks import TAKE, NoThanksGame
+from bot.storage import MIGRATIONS, Storage, _migrate_step
 from bot.table.spec import GameSpec
 from cogs.nothanks import SPEC as NOTHANKS
 from cogs.rage import decode_action as decode_rage
 from cogs.rage import encode_action as encode_rage
-from tests.table.harness import BEN, CID, HOST, SPECS, Harness, play_one, started
+from tests.table.harness import (
+    BEN,
+    CID,
+    HOST,
+    SPECS,
+    Clock,
+    Harness,
+    RecordingPublisher,
+    make_tables,
+    play_one,
+    started,
+)
 
 
 async def play_to_end(h: Harness, spec: GameSpec) -> int:
@@ -88,3 +104,67 @@ def test_rage_moves_read_back_in_both_forms() -> None:
         assert decode_rage(new) == decode_rage(old)
         assert encode_rage(decode_rage(old)) == new
     assert decode_rage("play Joker as red") == decode_rage("play JOKER red")
+
+
+def v3_database(path: Path) -> None:
+    """A database as the previous version left it: schema v3, with tables of every kind."""
+    connection = sqlite3.connect(path)
+    try:
+        for version, step in enumerate(MIGRATIONS[:3], start=1):
+            _migrate_step(connection, step, version)
+        finished = NoThanksGame.new(["11", "22", "33"], seed=5)
+        while not finished.is_over:
+            finished.apply(finished.players[finished.active], TAKE)
+        running = NoThanksGame.new(["44", "55", "66"], seed=6)
+        rows = [
+            (1, "finished", finished.to_dict(), [11, 22, 33], 100.0, 200.0),
+            (2, "running", running.to_dict(), [44, 55, 66], 150.0, 160.0),
+            (3, "abandoned", running.to_dict(), [44, 55, 66], 10.0, 20.0),
+        ]
+        for table_id, status, state, seats, created, updated in rows:
+            names = {str(seat): f"p{seat}" for seat in seats}
+            connection.execute(
+                "INSERT INTO tables (id, game, guild_id, channel_id, host_id, status, options,"
+                " seats, state, move_number, meta, created_at, updated_at)"
+                " VALUES (?, 'nothanks', 9, ?, ?, ?, '{}', ?, ?, 0, ?, ?, ?)",
+                (
+                    table_id,
+                    1000 + table_id,
+                    seats[0],
+                    status,
+                    json.dumps(seats),
+                    json.dumps(state),
+                    json.dumps({"names": names}),
+                    created,
+                    updated,
+                ),
+            )
+        connection.commit()
+    finally:
+        connection.close()
+
+
+async def test_games_of_the_previous_version_are_back_filled(tmp_path: Path) -> None:
+    """After the upgrade, earlier finished games are recorded and rated, abandoned ones kept
+    as abandoned, and a running game restores untouched."""
+    path = tmp_path / "old.db"
+    v3_database(path)
+    storage = await Storage.open(path)
+    tables = make_tables(storage, Clock(), asyncio.Event())
+    tables.publisher = RecordingPublisher()
+    try:
+        restored = await tables.restore()
+        assert [session.id for session in restored] == [2]
+        games = await storage.read("SELECT table_id, status FROM games ORDER BY table_id")
+        assert [(row["table_id"], row["status"]) for row in games] == [
+            (1, "finished"),
+            (3, "abandoned"),
+        ]
+        ratings = await storage.read("SELECT player FROM ratings ORDER BY player")
+        assert [row["player"] for row in ratings] == ["11", "22", "33"]
+        names = await storage.read("SELECT name FROM game_players WHERE table_id = 1")
+        assert sorted(row["name"] for row in names) == ["p11", "p22", "p33"]
+        assert await tables.backfill_records() == 0  # done once
+    finally:
+        tables.close()
+        await storage.close()

@@ -94,6 +94,7 @@ class Reply:
         # A timer callback, not a sleeping task: nothing waits on it unless it fires.
         self._timer: asyncio.TimerHandle | None = None
         self._defer: asyncio.Task[None] | None = None
+        self._answering = False  # an answer is on its way: a late timer must not defer
 
     async def __aenter__(self) -> Reply:
         self._timer = asyncio.get_running_loop().call_later(self.within, self._when_slow)
@@ -109,7 +110,7 @@ class Reply:
 
     def _when_slow(self) -> None:
         self._timer = None
-        if not self.interaction.response.is_done():
+        if not self._answering and not self.interaction.response.is_done():
             log.info("deferring a slow answer (interaction %s)", self.interaction.id)
             self._defer = asyncio.get_running_loop().create_task(self._send_defer())
 
@@ -130,6 +131,7 @@ class Reply:
 
     async def edit(self, **fields: Any) -> bool:
         """Edit the message the component is on (the click's answer); True when done."""
+        self._answering = True
         await self._settle()
         response = self.interaction.response
         if response.is_done():
@@ -140,6 +142,7 @@ class Reply:
 
     async def send(self, content: str, **fields: Any) -> None:
         """Answer privately (a new ephemeral message)."""
+        self._answering = True
         await self._settle()
         if self.interaction.response.is_done():
             await self.interaction.followup.send(content, ephemeral=True, **fields)

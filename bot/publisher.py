@@ -46,6 +46,7 @@ class DiscordPublisher:
         self._drains: set[asyncio.Task[None]] = set()
         self._notices: set[asyncio.Task[None]] = set()
         self._unshown: set[int] = set()  # tables whose message could not be edited or posted
+        self._told: set[tuple[int, int]] = set()  # who has been told so, per table
         # One DM at a time per table and player: a refusal is seen before the next try.
         self._dm_locks: dict[tuple[int, str], asyncio.Lock] = {}
 
@@ -105,7 +106,7 @@ class DiscordPublisher:
                     error,
                 )
                 continue
-            self._unshown.discard(session.id)
+            self._shown_again(session)
             if session.revision != revision:
                 # Changed while we edited: show the newer state too.
                 self.refresh(session)
@@ -154,12 +155,24 @@ class DiscordPublisher:
             # Shown, but not remembered: the next refresh tries the old message again.
             log.error("table %s was posted again but its new message was not saved", session.id)
             return False
-        self._unshown.discard(session.id)
+        self._shown_again(session)
         return True
+
+    def _shown_again(self, session: TableSession) -> None:
+        if session.id in self._unshown:
+            self._unshown.discard(session.id)
+            self._told = {told for told in self._told if told[0] != session.id}
 
     def cannot_show(self, session: TableSession) -> bool:
         """Whether the table's message could neither be edited nor posted anew."""
         return session.id in self._unshown
+
+    def owes_notice(self, session: TableSession, user_id: int) -> bool:
+        """Whether to tell this person that the table cannot be shown (once each)."""
+        if session.id not in self._unshown or (session.id, user_id) in self._told:
+            return False
+        self._told.add((session.id, user_id))
+        return True
 
     def pointer(self, session: TableSession, locale: object) -> MessageFields:
         """What an older copy of a table's message becomes: a link to the current one."""

@@ -140,7 +140,7 @@ class GameTableCog(commands.Cog):
                 interaction, error, context=f"{click.game} table {click.table_id} ({click.action})"
             )
         session = self.tables.get(click.table_id)
-        if session is not None and self.bot.publisher.cannot_show(session):
+        if session is not None and self.bot.publisher.owes_notice(session, interaction.user.id):
             # The table's message can neither be edited nor posted: say why, privately.
             await reply_ephemeral(interaction, t("table.cannot_post", interaction.locale))
 

@@ -435,6 +435,18 @@ class Storage:
                 await self._db.rollback()
                 raise
 
+    async def forget_user(self, user_id: int, anonymous: str, name: str = "former player") -> int:
+        """Forget a person in every server's records, in one transaction; rows changed.
+
+        Their seats in stored games take ``anonymous`` as id (in the move log too, so the
+        games still replay for the others) and ``name``; their names in closed tables'
+        metadata become ``name``; their ratings are deleted. Open tables are left alone:
+        the caller refuses while the person sits at one.
+        """
+        async with self._write:
+            changed: int = await self._in_thread(_forget_user, str(user_id), anonymous, name)
+        return changed
+
 
 # -- work done on the database thread (one transaction each) ---------------------------
 
@@ -651,3 +663,40 @@ def _discard_table(connection: sqlite3.Connection, table_id: int) -> None:
     except BaseException:
         connection.rollback()
         raise
+
+
+def _forget_user(connection: sqlite3.Connection, player: str, anonymous: str, name: str) -> int:
+    """Replace a person by an anonymous id and name in the records; drop their ratings."""
+    try:
+        changed = 0
+        # The move log first, while game_players still says which tables were theirs.
+        changed += connection.execute(
+            "UPDATE moves SET player = ? WHERE player = ? AND table_id IN"
+            " (SELECT table_id FROM game_players WHERE seat_player = ?)",
+            (anonymous, player, player),
+        ).rowcount
+        changed += connection.execute(
+            "UPDATE game_players SET seat_player = ? WHERE seat_player = ?", (anonymous, player)
+        ).rowcount
+        changed += connection.execute(
+            "UPDATE game_players SET player = ?, name = ? WHERE player = ?",
+            (anonymous, name, player),
+        ).rowcount
+        changed += connection.execute("DELETE FROM ratings WHERE player = ?", (player,)).rowcount
+        path = f'$.names."{player}"'
+        rows = connection.execute(
+            "SELECT id, meta FROM tables WHERE status NOT IN ('lobby', 'running')"
+            " AND json_extract(meta, ?) IS NOT NULL",
+            (path,),
+        ).fetchall()
+        for table_id, text in rows:
+            meta = json.loads(text)
+            meta["names"][player] = name
+            meta.get("user_locales", {}).pop(player, None)
+            connection.execute("UPDATE tables SET meta = ? WHERE id = ?", (_dump(meta), table_id))
+            changed += 1
+        connection.commit()
+    except BaseException:
+        connection.rollback()
+        raise
+    return changed

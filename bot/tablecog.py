@@ -19,11 +19,13 @@ from discord.ext import commands
 from bot.i18n import t
 from bot.interactions import Reply, answer_error, reply_ephemeral
 from bot.render.components import Click, parse_custom_id
+from bot.render.stats import STATS_ACTION, computer_label, leaderboard_message, stats_message
+from bot.stats import PlayerStats, leaderboard, player_stats
 from bot.storage import TableRecord
 from bot.table.errors import TableMovedOn, UserError
 from bot.table.meta import TableMeta
 from bot.table.session import LEVELS, Draft, TableSession
-from bot.table.spec import GameSpec, is_computer_id
+from bot.table.spec import GameSpec, escape_name, is_computer_id
 
 if TYPE_CHECKING:
     from bot.app import CardtableBot
@@ -161,6 +163,10 @@ class GameTableCog(commands.Cog):
     async def _route(self, interaction: discord.Interaction, click: Click) -> None:
         if click.action == "rematch":
             await self.rematch(interaction, click.table_id)
+            return
+        if click.action == STATS_ACTION:
+            # A leaderboard's select names no table: it only reads the records.
+            await self.stats_choice(interaction, click)
             return
         session = self.session_for(interaction, click)
         if click.action in self.private_actions:
@@ -376,6 +382,56 @@ class GameTableCog(commands.Cog):
         await interaction.response.send_message(
             embed=self.spec.renderer.rules(interaction.locale), ephemeral=True
         )
+
+    # -- records: stats and leaderboards (per server, answered privately) -----------------
+    #
+    # Both answers are ephemeral: a leaderboard asked for in a game channel would otherwise
+    # push the table up; anyone may ask for it again, and share it by screenshot.
+
+    async def show_stats(
+        self, interaction: discord.Interaction, user: discord.User | discord.Member | None
+    ) -> None:
+        """`/<game> stats [user]`: a person's record and rating in this server, privately."""
+        who = user or interaction.user
+        stats = await self.stats_of(interaction, str(who.id))
+        await self.send_stats(interaction, stats, escape_name(who.display_name))
+
+    async def stats_choice(self, interaction: discord.Interaction, click: Click) -> None:
+        """A player chosen in a leaderboard's select (computers too): their stats, privately."""
+        player = click.values[0] if click.values else ""
+        if interaction.guild_id is None or not player:
+            raise TableMovedOn()
+        stats = await self.stats_of(interaction, player)
+        if stats.level is not None:
+            name = computer_label(stats.level, interaction.locale)
+        else:
+            name = escape_name(stats.name) if stats.name else f"<@{player}>"
+        await self.send_stats(interaction, stats, name)
+
+    async def stats_of(self, interaction: discord.Interaction, player: str) -> PlayerStats:
+        """A player's stats in this game on the interaction's server (and no other)."""
+        assert interaction.guild_id is not None
+        return await player_stats(self.tables.storage, interaction.guild_id, self.spec.name, player)
+
+    async def send_stats(
+        self, interaction: discord.Interaction, stats: PlayerStats, name: str
+    ) -> None:
+        """Answer privately with a player's stats embed."""
+        renderer = self.spec.renderer
+        locale = interaction.locale
+        fields = stats_message(stats, name, renderer.title(locale), renderer.colour, locale)
+        await interaction.response.send_message(**fields, ephemeral=True)
+
+    async def show_leaderboard(self, interaction: discord.Interaction, computers: bool) -> None:
+        """`/<game> leaderboard`: this server's best players by skill rating, privately."""
+        assert interaction.guild_id is not None
+        board = await leaderboard(
+            self.tables.storage, interaction.guild_id, self.spec.name, computers=computers
+        )
+        renderer = self.spec.renderer
+        locale = interaction.locale
+        fields = leaderboard_message(board, renderer.title(locale), renderer.colour, locale)
+        await interaction.response.send_message(**fields, ephemeral=True)
 
 
 # What a table needs in its channel: see it, post and edit its message, embeds, replies.

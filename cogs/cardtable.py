@@ -1,23 +1,35 @@
-"""`/cardtable`: the bot's settings on a server, first of all the language of its tables."""
+"""`/cardtable`: the bot's settings on a server (the language of its tables), the server's
+game history with private replays, and forget-me."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.history import load_game, recent_games
 from bot.i18n import language_of, t
-from bot.interactions import answers_user_errors
+from bot.interactions import answer_error, answers_user_errors
+from bot.render.records import (
+    ITEMS,
+    PAGE_SIZE,
+    RECORDS_COG,
+    forget_confirmation,
+    history_message,
+    replay_message,
+)
 from bot.table.errors import UserError
+from bot.table.replay import StoredGame, game_position, new_anonymous_id
 
 if TYPE_CHECKING:
     from bot.app import CardtableBot
 
 log = logging.getLogger(__name__)
-COG_NAME = "Cardtable"
+# The records' components find this cog by its name.
+COG_NAME = RECORDS_COG
 # Catalogue code -> the language's own name, as the picker shows it in every locale.
 LANGUAGES: dict[str, str] = {"en": "English", "de": "Deutsch", "ru": "Русский", "it": "Italiano"}
 # The choice that clears the setting, so tables follow the server's Discord language.
@@ -36,15 +48,14 @@ def can_configure(interaction: discord.Interaction) -> bool:
 
 
 class Cardtable(commands.Cog, name=COG_NAME):
-    """Server settings; the bot's language service caches them for every click."""
+    """Server settings (cached by the language service), history, replays and forget-me."""
 
-    # Discord hides the group from members without Manage Server; the command checks it
-    # again, because a server may grant the command to other roles in its integrations.
+    # Open to every member: history and forget-me are for everyone, so the group has no
+    # default permission; `language` checks Manage Server itself.
     group = app_commands.Group(
         name="cardtable",
         description="Settings of the cardtable bot on this server",
         guild_only=True,
-        default_permissions=discord.Permissions(manage_guild=True),
     )
 
     def __init__(self, bot: CardtableBot) -> None:
@@ -52,9 +63,14 @@ class Cardtable(commands.Cog, name=COG_NAME):
         self.languages = bot.languages
 
     async def cog_load(self) -> None:
-        """Read the settings of the servers already connected (when reloaded while running)."""
+        """Answer the records' components; read the settings of servers already connected."""
+        self.bot.add_dynamic_items(*ITEMS)
         for guild in self.bot.guilds:
             await self.languages.load(guild.id)
+
+    async def cog_unload(self) -> None:
+        """Stop answering the records' components."""
+        self.bot.remove_dynamic_items(*ITEMS)
 
     @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:
@@ -126,6 +142,118 @@ class Cardtable(commands.Cog, name=COG_NAME):
         await interaction.response.send_message(
             f"{t('settings.about.text', locale)}\n{line}", ephemeral=True
         )
+
+    # -- history and replays ---------------------------------------------------------
+
+    @group.command(name="history", description="This server's recent games, to replay")
+    @answers_user_errors
+    async def history(self, interaction: discord.Interaction) -> None:
+        """List the server's recent finished games privately, with a replay for each."""
+        await interaction.response.send_message(
+            **await self.history_fields(interaction, 0), ephemeral=True
+        )
+
+    async def history_fields(self, interaction: discord.Interaction, page: int) -> dict[str, Any]:
+        """One page of the asking server's history (one game more tells if a next exists)."""
+        if interaction.guild_id is None:
+            raise UserError("error.guild_only")
+        games = await recent_games(
+            self.bot.storage, interaction.guild_id, page * PAGE_SIZE, PAGE_SIZE + 1
+        )
+        renderers = {name: spec.renderer for name, spec in self.bot.tables.specs.items()}
+        return history_message(
+            games[:PAGE_SIZE], page, len(games) > PAGE_SIZE, renderers, interaction.locale
+        )
+
+    async def show_history_page(self, interaction: discord.Interaction, page: int) -> None:
+        """◀ ▶: the history list shows another page."""
+        try:
+            fields = await self.history_fields(interaction, page)
+            await interaction.response.edit_message(**fields)
+        except UserError as error:
+            await answer_error(interaction, error)
+
+    async def stored_game(self, interaction: discord.Interaction, table_id: int) -> StoredGame:
+        """A game of the clicker's server; UserError for any other (a planted id included)."""
+        game = await load_game(self.bot.storage, interaction.guild_id, table_id)
+        if game is None:
+            raise UserError("history.not_found")
+        return game
+
+    async def replay_fields(
+        self, interaction: discord.Interaction, table_id: int, step: int
+    ) -> dict[str, Any]:
+        """One step of a game's replay, in the clicker's language."""
+        game = await self.stored_game(interaction, table_id)
+        spec = self.bot.tables.specs.get(game.game)
+        if spec is None:
+            raise UserError("error.unavailable")
+        try:
+            position = game_position(spec, game, step)
+        except Exception:
+            # A move log this version cannot read (a hand edit, an old back-fill): the
+            # history still lists the game, the replay says it cannot show it.
+            log.warning("stored game %s does not replay", table_id, exc_info=True)
+            raise UserError("replay.broken") from None
+        return replay_message(spec, game, position, interaction.locale)
+
+    async def open_replay(self, interaction: discord.Interaction, table_id: int) -> None:
+        """A game chosen in the history list opens as a new private replay, at the deal."""
+        try:
+            fields = await self.replay_fields(interaction, table_id, 0)
+            await interaction.response.send_message(**fields, ephemeral=True)
+        except UserError as error:
+            await answer_error(interaction, error)
+
+    async def show_replay_step(
+        self, interaction: discord.Interaction, table_id: int, step: int
+    ) -> None:
+        """A replay button: the replay message shows another step."""
+        try:
+            fields = await self.replay_fields(interaction, table_id, step)
+            await interaction.response.edit_message(**fields)
+        except UserError as error:
+            await answer_error(interaction, error)
+
+    # -- forget-me -------------------------------------------------------------------
+
+    @group.command(
+        name="forget-me",
+        description="Remove your name, ratings and stats from the bot's game records",
+    )
+    @answers_user_errors
+    async def forget_me(self, interaction: discord.Interaction) -> None:
+        """Explain what forgetting does and ask to confirm, privately."""
+        self.refuse_if_seated(interaction.user.id)
+        await interaction.response.send_message(
+            **forget_confirmation(interaction.locale), ephemeral=True
+        )
+
+    def refuse_if_seated(self, user_id: int) -> None:
+        """UserError while the person sits at an open table (its game would record them)."""
+        for session in self.bot.tables:
+            if session.is_open and user_id in session.record.seats:
+                raise UserError("forget.seated")
+
+    async def answer_forget(self, interaction: discord.Interaction, confirmed: bool) -> None:
+        """The confirmation's answer: forget the clicker everywhere, or change nothing."""
+        locale = interaction.locale
+        try:
+            if not confirmed:
+                await interaction.response.edit_message(
+                    content=t("forget.cancelled", locale), view=None
+                )
+                return
+            self.refuse_if_seated(interaction.user.id)
+            # The stored name, for readers of the raw records; messages translate it anew.
+            name = t("history.former_player", "en")
+            changed = await self.bot.storage.forget_user(
+                interaction.user.id, new_anonymous_id(), name
+            )
+            log.info("forgot a user (%d rows changed)", changed)
+            await interaction.response.edit_message(content=t("forget.done", locale), view=None)
+        except UserError as error:
+            await answer_error(interaction, error)
 
 
 async def setup(bot: CardtableBot) -> None:

@@ -167,6 +167,28 @@ class NoThanks(GameTableCog):
         """Re-post the table message, for when it has scrolled away."""
         await self.repost_table(interaction)
 
+    @group.command(
+        name="stats", description="A player's No Thanks! games, wins and rating in this server"
+    )
+    @app_commands.describe(user="Whose stats to show (default: yours)")
+    @app_commands.guild_only()
+    @answers_user_errors
+    async def stats(
+        self, interaction: discord.Interaction, user: discord.User | None = None
+    ) -> None:
+        """Show a person's record in this server privately (computers: via the leaderboard)."""
+        await self.show_stats(interaction, user)
+
+    @group.command(
+        name="leaderboard", description="This server's best No Thanks! players by skill rating"
+    )
+    @app_commands.describe(computers="List the computer players too, apart (default: on)")
+    @app_commands.guild_only()
+    @answers_user_errors
+    async def leaderboard(self, interaction: discord.Interaction, computers: bool = True) -> None:
+        """Show this server's leaderboard privately, people and computers apart."""
+        await self.show_leaderboard(interaction, computers)
+
     @group.command(name="chips", description="Your private chips, cards and score in this game")
     @app_commands.guild_only()
     @answers_user_errors

@@ -17,7 +17,11 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "bot/table": ("bot.engines", "bot.ai", "bot.table", "bot.storage", "bot.records"),
     "bot/records": ("bot.records",),
     "bot/storage.py": ("bot.records",),
-    "bot/render": ("bot.engines", "bot.table", "bot.i18n", "bot.render"),
+    # Stats and leaderboards (bot/stats.py) sit beside the table core: Discord-free reads
+    # of the records that the render layer and the cogs' glue show.
+    "bot/stats.py": ("bot.records", "bot.storage"),
+    "bot/history.py": ("bot.storage", "bot.table"),
+    "bot/render": ("bot.engines", "bot.table", "bot.i18n", "bot.render", "bot.stats"),
     "bot/interactions.py": ("bot.i18n", "bot.table"),
     "bot/languages.py": ("bot.storage",),
     "bot/publisher.py": ("bot.i18n", "bot.render", "bot.storage", "bot.table", "bot.app"),
@@ -25,6 +29,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "bot.i18n",
         "bot.interactions",
         "bot.render",
+        "bot.stats",
         "bot.storage",
         "bot.table",
         "bot.app",
@@ -41,7 +46,15 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "bot.table",
     ),
 }
-PURE = ("bot/engines", "bot/ai", "bot/records", "bot/table", "bot/storage.py")
+PURE = (
+    "bot/engines",
+    "bot/ai",
+    "bot/records",
+    "bot/table",
+    "bot/storage.py",
+    "bot/stats.py",
+    "bot/history.py",
+)
 
 
 def modules_imported(path: Path) -> set[str]:

@@ -76,12 +76,14 @@ async def test_server_default_clears_the_language(simcord_env: Env) -> None:
     assert await simcord_env.bot.storage.get_guild_language(guild.id) is None
 
 
-async def test_command_is_hidden_without_manage_server(simcord_env: Env) -> None:
-    """Discord itself hides /cardtable from members without Manage Server (default
-    permission), so a plain member cannot even run it."""
-    _, channel, (_, member) = await setup_guild(simcord_env)
-    with pytest.raises(Exception, match="default-member-permissions"):
-        await member.slash(channel, "cardtable language", language="it")
+async def test_plain_member_cannot_set_the_language(simcord_env: Env) -> None:
+    """Every member sees /cardtable (history and forget-me are for everyone), but without
+    Manage Server the language command is refused privately and changes nothing."""
+    guild, channel, (_, member) = await setup_guild(simcord_env)
+    result = await member.slash(channel, "cardtable language", language="it")
+    assert result.ephemeral
+    assert result.response.content == t("settings.not_admin", "en")
+    assert cog_of(simcord_env).language_for(guild.id) is None
 
 
 async def test_granted_member_without_manage_server_is_refused(simcord_env: Env) -> None:

@@ -157,12 +157,11 @@ def instrument(env: Env, cog: Any, times: ClickTimes) -> None:
     async def timed_save(
         record: TableRecord,
         move: tuple[str, str] | None = None,
-        *,
-        expect_revision: int | None = None,
+        **options: Any,
     ) -> None:
         """Time one save of a move (the SQLite UPDATE + INSERT + commit)."""
         start = time.perf_counter()
-        await save(record, move, expect_revision=expect_revision)
+        await save(record, move, **options)
         if move is not None:
             times.saves.append(time.perf_counter() - start)
 

@@ -235,12 +235,11 @@ def instrument(env: Env, cog: Any, times: Times) -> None:
     async def timed_save(
         record: TableRecord,
         move: tuple[str, str] | None = None,
-        *,
-        expect_revision: int | None = None,
+        **options: Any,
     ) -> None:
         """Time one save (a move's: the SQLite UPDATE + INSERT + commit)."""
         start, scanned = time.perf_counter(), METER.seconds
-        await save(record, move, expect_revision=expect_revision)
+        await save(record, move, **options)
         elapsed = time.perf_counter() - start
         times.saves.append(elapsed)
         times.saves_net.append(elapsed - (METER.seconds - scanned))

@@ -57,6 +57,9 @@ class GameEngine(Protocol[PlayerT]):
     def to_dict(self) -> dict[str, Any]:
         """The full state, hidden cards included, as plain JSON data."""
 
+    def clone(self) -> Self:
+        """An independent copy: a move applied to it leaves this state as it is."""
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
         """Rebuild a state written by ``to_dict``."""

@@ -204,6 +204,23 @@ class NoThanksGame:
     def __post_init__(self) -> None:
         self._seats = {player: seat for seat, player in enumerate(self.players)}
 
+    def clone(self) -> NoThanksGame:
+        """An independent copy (moves are immutable tuples, so the history is shared)."""
+        return NoThanksGame(
+            players=list(self.players),
+            seed=self.seed,
+            open_chips=self.open_chips,
+            removed=list(self.removed),
+            pile=list(self.pile),
+            current_card=self.current_card,
+            chips_on_card=self.chips_on_card,
+            chips=list(self.chips),
+            cards=[list(cards) for cards in self.cards],
+            active=self.active,
+            first_player=self.first_player,
+            history=list(self.history),
+        )
+
     # -- construction ---------------------------------------------------------------
 
     @classmethod

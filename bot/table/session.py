@@ -57,8 +57,7 @@ class Draft:
         if self._engine is None:
             if self._live_engine is None or self.record.status != "running":
                 raise TableMovedOn()
-            assert self.record.state is not None
-            self._engine = self.spec.engine_from_dict(self.record.state)
+            self._engine = self._live_engine.clone()
         return self._engine
 
     def apply(self, player: str, action: Any, *, expected_move: int | None = None) -> Any:

@@ -110,3 +110,19 @@ def test_rage_view_defaults_to_the_public_view() -> None:
     state = RageState.new(["a", "b", "c"], seed=1)
     assert state.view() == state.view(None)
     assert state.view().hand == ()
+
+
+def test_clone_is_independent() -> None:
+    """A move applied to a clone leaves the original as it was, for both engines."""
+    engines: list[GameEngine[Any]] = [
+        NoThanksGame.new(["a", "b", "c"], seed=3),
+        RageState.new(["a", "b", "c"], seed=3),
+    ]
+    for engine in engines:
+        before = engine.to_dict()
+        copy = engine.clone()
+        player = copy.acting_players()[0]
+        copy.apply(player, copy.legal_actions(player)[0])
+        assert engine.to_dict() == before
+        assert copy.to_dict() != before
+        assert copy.clone().to_dict() == copy.to_dict()

@@ -221,6 +221,10 @@ class HighCardGame:
             "last_round": None if self.last_round is None else list(self.last_round),
         }
 
+    def clone(self) -> HighCardGame:
+        """An independent copy, through the plain-data form (small enough not to matter)."""
+        return HighCardGame.from_dict(self.to_dict())
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> HighCardGame:
         """Rebuild a state written by ``to_dict``."""

@@ -13,7 +13,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 import discord
 
 from bot.i18n import t
-from bot.table.errors import UserError
+from bot.table.errors import UserError, localize
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -40,7 +40,8 @@ async def answer_error(
     client's ``on_error``, which logs the traceback with the context.
     """
     if isinstance(error, UserError):
-        await reply_ephemeral(interaction, t(error.key, interaction.locale, **error.params))
+        params = localize(error.params, interaction.locale)
+        await reply_ephemeral(interaction, t(error.key, interaction.locale, **params))
         if error.__cause__ is not None and not isinstance(error.__cause__, UserError):
             # An apology for a failed save: the cause was logged where it happened.
             log.info("answered %s after %r (%s)", error.key, error.__cause__, context)

@@ -18,7 +18,7 @@ from bot.i18n import t
 from bot.render.table import public_message
 from bot.storage import BrokenRow
 from bot.table.errors import SaveFailed
-from bot.table.session import TableSession
+from bot.table.session import Draft, TableSession
 from bot.table.spec import Letter, MessageFields, is_computer_id
 
 if TYPE_CHECKING:
@@ -49,6 +49,7 @@ class DiscordPublisher:
         self._told: set[tuple[int, int]] = set()  # who has been told so, per table
         # One DM at a time per table and player: a refusal is seen before the next try.
         self._dm_locks: dict[tuple[int, str], asyncio.Lock] = {}
+        self._tidying: set[int] = set()  # tables whose old reminder is being deleted
 
     # -- what a table looks like ----------------------------------------------------------
 
@@ -233,17 +234,72 @@ class DiscordPublisher:
                     continue
                 await self._send_dm(session, letter)
 
+    def _living_text(self, session: TableSession, letter: Letter) -> str | None:
+        """The living DM's text after this letter's change, for games that keep one."""
+        living = getattr(session.spec.renderer, "living_dm", None)
+        if living is None or session.engine is None:
+            return None
+        player = letter.player
+        if player not in session.engine.players:
+            return None
+        view = session.engine.view(player)  # the latest state: the DM shows it as it is now
+        text: str = living(view, letter, session.jump_url, session.user_locale(player))
+        return text
+
     async def _send_dm(self, session: TableSession, letter: Letter) -> None:
         player = letter.player
-        text = t(letter.key, session.user_locale(player), link=session.jump_url, **letter.params)
+        living = self._living_text(session, letter)
+        starts = getattr(session.spec.renderer, "living_dm_starts", None)
+        fresh = starts is not None and starts(letter)
+        if living is not None and not fresh and await self._edit_living(session, player, living):
+            return
+        text = living or t(
+            letter.key, session.user_locale(player), link=session.jump_url, **letter.params
+        )
         try:
             # create_dm is cached per user and needs no members intent (no GET /users).
             channel = await self.bot.create_dm(discord.Object(id=int(player)))
-            await channel.send(text)
+            message = await channel.send(text)
         except (discord.Forbidden, discord.NotFound):
             await self.bot.tables.note_dm_closed(session, player)
+            return
         except discord.HTTPException:
             log.warning("DM to %s failed for table %s", player, session.id, exc_info=True)
+            return
+        if living is not None:
+            await self._remember_living(session, player, channel.id, message.id)
+
+    async def _edit_living(self, session: TableSession, player: str, text: str) -> bool:
+        """Edit the player's living DM in place; False if there is none to edit."""
+        ids = session.meta.dm_messages.get(player)
+        if not ids:
+            return False
+        channel_id, message_id = ids
+        try:
+            await (
+                self.bot.get_partial_messageable(channel_id)
+                .get_partial_message(message_id)
+                .edit(content=text)
+            )
+        except discord.NotFound:
+            return False  # deleted by the player: send a new one
+        except discord.Forbidden:
+            await self.bot.tables.note_dm_closed(session, player)
+        except discord.HTTPException:
+            log.warning("could not edit %s's DM for table %s", player, session.id, exc_info=True)
+        return True
+
+    async def _remember_living(
+        self, session: TableSession, player: str, channel_id: int, message_id: int
+    ) -> None:
+        def remember(draft: Draft) -> None:
+            draft.meta.dm_messages[player] = [channel_id, message_id]
+
+        try:
+            await session.change(remember, then=_shown)
+        except Exception:
+            # Not remembered: the next change sends a new DM instead of editing this one.
+            log.warning("could not remember %s's DM for table %s", player, session.id)
 
     async def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
         """Ping the people whose turn it is, once, at half time."""
@@ -258,8 +314,9 @@ class DiscordPublisher:
             players=", ".join(f"<@{p}>" for p in players),
             deadline=int(deadline),
         )
+        move = session.meta.turn.move if session.meta.turn is not None else -1
         try:
-            await channel.send(
+            message = await channel.send(
                 text,
                 allowed_mentions=discord.AllowedMentions(
                     everyone=False, roles=False, users=[discord.Object(int(p)) for p in players]
@@ -267,3 +324,57 @@ class DiscordPublisher:
             )
         except discord.HTTPException:
             log.warning("could not ping on table %s", session.id, exc_info=True)
+            return
+
+        def remember(draft: Draft) -> None:
+            draft.meta.ping_message = [message.id, move]
+
+        try:
+            # Remembered, so that it is deleted when the turn passes, even after a restart.
+            await session.change(remember, then=_shown)
+        except Exception:
+            log.warning("could not remember the reminder of table %s", session.id)
+
+    def tidy(self, session: TableSession) -> None:
+        """Delete the half-time reminder soon, once the turn it was for has passed."""
+        if not self._reminder_passed(session) or session.id in self._tidying:
+            return
+        self._tidying.add(session.id)
+        task = asyncio.get_running_loop().create_task(self._tidy(session))
+        self._notices.add(task)
+        task.add_done_callback(self._notices.discard)
+
+    @staticmethod
+    def _reminder_passed(session: TableSession) -> bool:
+        reminder = session.meta.ping_message
+        if not reminder:
+            return False
+        turn = session.meta.turn
+        return turn is None or turn.move != reminder[1]
+
+    async def _tidy(self, session: TableSession) -> None:
+        try:
+            await self.bot.wait_until_ready()
+            reminder = list(session.meta.ping_message)
+            if not self._reminder_passed(session):
+                return
+            channel = self.bot.get_partial_messageable(
+                session.channel_id, guild_id=session.record.guild_id
+            )
+            try:
+                await channel.get_partial_message(reminder[0]).delete()
+            except discord.NotFound:
+                pass  # already gone
+            except discord.HTTPException:
+                log.warning("could not delete the reminder of table %s", session.id)
+
+            def forget(draft: Draft) -> None:
+                if draft.meta.ping_message == reminder:
+                    draft.meta.ping_message = []
+
+            try:
+                await session.change(forget, then=_shown)
+            except Exception:
+                log.warning("could not forget the reminder of table %s", session.id)
+        finally:
+            self._tidying.discard(session.id)

@@ -39,15 +39,14 @@ def new_game(players: Sequence[str], seed: int, options: Mapping[str, Any]) -> N
 
 
 def letters_for(engine: GameEngine, player: str, applied: Move) -> list[Letter]:
-    """Only a move that changed the player's chips is worth a DM."""
+    """What a move changes in the mover's living DM (chips, cards or both)."""
     assert isinstance(engine, NoThanksGame)
     chips = engine.chips[applied.seat]
     if applied.action is PASS:
         return [Letter(player, "nothanks.dm.passed", {"card": applied.card, "count": chips})]
-    if applied.chips_on_card > 0:
-        params = {"card": applied.card, "gained": applied.chips_on_card, "count": chips}
-        return [Letter(player, "nothanks.dm.took", params)]
-    return []
+    # A take changes the cards and the score even without chips: the living DM shows them.
+    params = {"card": applied.card, "gained": applied.chips_on_card, "count": chips}
+    return [Letter(player, "nothanks.dm.took", params)]
 
 
 def start_letters(engine: GameEngine) -> list[Letter]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -36,6 +38,9 @@ if TYPE_CHECKING:
     from bot.app import CardtableBot
 
 GAME = "rage"
+log = logging.getLogger(__name__)
+# An interaction's token lets its message be edited for 15 minutes: stop a little before.
+PANEL_LIFETIME = 14 * 60
 
 
 def parse_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -148,6 +153,82 @@ class Rage(GameTableCog):
 
     group = app_commands.Group(name="rage", description="Play Rage at this table")
 
+    def __init__(self, bot: CardtableBot) -> None:
+        super().__init__(bot)
+        # Each player's open panel per table: the interaction that last showed it, and
+        # when. In memory only (tokens expire, and a restart forgets them: one tap reopens).
+        self.panels: dict[tuple[int, str], tuple[discord.Interaction, float]] = {}
+        self._panel_edits: set[asyncio.Task[None]] = set()
+
+    def keep_panel(
+        self, session: TableSession, player: str, interaction: discord.Interaction
+    ) -> None:
+        """Remember the panel this interaction shows, to edit it after later changes."""
+        self.panels[(session.id, player)] = (interaction, self.tables.clock())
+        previous = session.on_changed
+        if getattr(previous, "rage_panels", None) is self:
+            return
+
+        def changed(changed_session: TableSession, published: bool) -> None:
+            previous(changed_session, published)
+            self.refresh_panels(changed_session)
+
+        changed.rage_panels = self  # type: ignore[attr-defined]
+        session.on_changed = changed
+
+    def refresh_panels(self, session: TableSession) -> None:
+        """After a change: edit the open panel of each player who has something to decide."""
+        engine = session.engine
+        if not isinstance(engine, RageState) or not session.is_open:
+            for key in [key for key in self.panels if key[0] == session.id]:
+                del self.panels[key]
+            return
+        now = self.tables.clock()
+        for acting in engine.acting_players():
+            player = str(acting)
+            kept = self.panels.get((session.id, player))
+            if kept is None:
+                continue
+            interaction, since = kept
+            if now - since > PANEL_LIFETIME:
+                del self.panels[(session.id, player)]  # the token has run out
+                continue
+            fields = self.hand(session, player, interaction.locale)
+            task = asyncio.get_running_loop().create_task(
+                self._edit_panel(session.id, player, interaction, fields)
+            )
+            self._panel_edits.add(task)
+            task.add_done_callback(self._panel_edits.discard)
+
+    async def _edit_panel(
+        self,
+        table_id: int,
+        player: str,
+        interaction: discord.Interaction,
+        fields: dict[str, Any],
+    ) -> None:
+        try:
+            await interaction.edit_original_response(**fields)
+        except discord.HTTPException as error:
+            # Expired or deleted: forget it; Show my hand opens a new one.
+            log.info("cannot edit the Rage panel of %s at table %s: %s", player, table_id, error)
+            if self.panels.get((table_id, player), (None,))[0] is interaction:
+                del self.panels[(table_id, player)]
+
+    async def show_private(
+        self, interaction: discord.Interaction, session: TableSession, click: Click
+    ) -> None:
+        """Show my hand: a new private panel; Back inside the panel shows the hand in place."""
+        player = seat_of(interaction, session)
+        message = interaction.message
+        if message is not None and message.flags.ephemeral:
+            await interaction.response.edit_message(
+                **self.hand(session, player, interaction.locale)
+            )
+        else:
+            await super().show_private(interaction, session, click)
+        self.keep_panel(session, player, interaction)
+
     def hand(self, session: TableSession, player: str, locale: object, **kw: Any) -> Any:
         """A player's private hand message."""
         return hand_message(session.facts(), session.player_view(player), locale, **kw)
@@ -158,20 +239,7 @@ class Rage(GameTableCog):
         """A bid, a card, or a Joker's colour from a player's private view."""
         player = seat_of(interaction, session)
         locale = interaction.locale
-        if click.action not in ("bid", "play", "joker") or len(click.values) != 1:
-            raise ValueError(f"unknown Rage choice {click.action!r} {click.values!r}")
-        choice = click.values[0]
-        chosen: Bid | Play | None  # None: a Joker whose colour is still to be named
-        try:
-            if click.action == "bid":
-                chosen = Bid(int(choice))
-            elif click.action == "joker":
-                chosen = Play(JOKER, Colour.parse(choice))
-            else:
-                card = Card.parse(choice)
-                chosen = None if card == JOKER else Play(card)
-        except ValueError:
-            raise TableMovedOn() from None
+        chosen = parse_choice(click)  # None: a Joker whose colour is still to be named
 
         def step(draft: Draft) -> None:
             engine = draft.engine
@@ -190,6 +258,7 @@ class Rage(GameTableCog):
                 await reply.edit(content=t("rage.hand.game_over", locale), view=None)
             else:
                 await reply.edit(**self.hand(session, player, locale))
+                self.keep_panel(session, player, interaction)
             return False  # the public table is edited by the publisher
 
         try:
@@ -200,6 +269,7 @@ class Rage(GameTableCog):
             await reply.edit(**self.hand(session, player, locale, note=note))
         except JokerNeedsColour:
             await reply.edit(**self.hand(session, player, locale, joker=True))
+        self.keep_panel(session, player, interaction)
         return None
 
     # -- commands -----------------------------------------------------------------------
@@ -292,7 +362,37 @@ class Rage(GameTableCog):
         await interaction.response.send_message(
             **self.hand(session, player, interaction.locale), ephemeral=True
         )
+        self.keep_panel(session, player, interaction)
         await self.tables.take_hint(session, player)
+
+
+def choice_of(click: Click) -> str:
+    """The chosen value: a button's argument, or the value of a select from an older view."""
+    if click.values:
+        if len(click.values) != 1:
+            raise ValueError(f"unknown Rage choice {click.action!r} {click.values!r}")
+        return click.values[0]
+    if click.action == "bid":
+        # "3_2": the round, then the bid (older selects carried the round alone).
+        return click.arg.partition("_")[2]
+    # A second copy of a card in one hand carries "_1" to keep its custom id unique.
+    return click.arg.partition("_")[0]
+
+
+def parse_choice(click: Click) -> Bid | Play | None:
+    """The bid or play a click names; None for a Joker whose colour is still to be named."""
+    if click.action not in ("bid", "play", "joker"):
+        raise ValueError(f"unknown Rage choice {click.action!r} {click.values!r}")
+    choice = choice_of(click)
+    try:
+        if click.action == "bid":
+            return Bid(int(choice))
+        if click.action == "joker":
+            return Play(JOKER, Colour.parse(choice))
+        card = Card.parse(choice)
+    except ValueError:
+        raise TableMovedOn() from None
+    return None if card == JOKER else Play(card)
 
 
 class JokerNeedsColour(TableMovedOn):
@@ -305,7 +405,7 @@ def bid_still_open(engine: Any, player: str, click: Click) -> bool:
         click.action == "bid"
         and engine.options.simultaneous_bids
         and engine.phase is Phase.BIDDING
-        and click.arg == str(engine.round)
+        and click.arg.partition("_")[0] == str(engine.round)
         and player in engine.acting_players()
     )
 

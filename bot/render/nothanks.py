@@ -12,7 +12,7 @@ from bot.i18n import t
 from bot.render.components import TableButton, static_view
 from bot.render.limits import fit
 from bot.render.table import rating_note
-from bot.table.spec import MessageFields, TableFacts, is_computer_id
+from bot.table.spec import Letter, MessageFields, TableFacts, is_computer_id
 
 COLOUR = discord.Colour(0xE67E22)
 HISTORY_LINES = 5
@@ -33,6 +33,8 @@ def history_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[s
         player = facts.name(game.players[move.seat])
         if move.action is PASS:
             lines.append(t("nothanks.log.pass", locale, player=player, card=move.card))
+        elif move.chips_on_card == 0:
+            lines.append(t("nothanks.log.take_none", locale, player=player, card=move.card))
         else:
             lines.append(
                 t(
@@ -46,30 +48,38 @@ def history_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[s
     return lines
 
 
-def _player_field_value(game: PlayerView, player: str, locale: object) -> str:
+def heading(card: object, chips: int, locale: object) -> str:
+    """The current card and the chips on it, e.g. '🃏 27 · 🪙 3' (or '· no chips')."""
+    if chips == 0:
+        return t("nothanks.game.heading_none", locale, card=card)
+    return f"🃏 {card} · 🪙 {chips}"
+
+
+def _player_cards(game: PlayerView, player: str, locale: object) -> str:
+    """A player's runs and card points on one line: '12–14 · 27 — **66** points'."""
     cards = game.cards[player]
     if not cards:
         return t("nothanks.game.no_cards", locale)
     points = score(cards, 0)
-    return t("nothanks.game.cards", locale, runs=format_runs(cards), points=points)
+    text = t("nothanks.game.cards", locale, runs=format_runs(cards), points=points)
+    return " — ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
 def game_embed(facts: TableFacts, game: PlayerView, locale: object) -> discord.Embed:
-    """The live table: current card, chips on it, whose turn, pile, players' cards, last moves."""
-    embed = discord.Embed(title=t("nothanks.game.title", locale), colour=COLOUR)
+    """The live table: the card and its chips first, whose turn, the pile, a compact row per
+    player, the last moves."""
+    embed = discord.Embed(
+        title=heading(game.current_card, game.chips_on_card, locale), colour=COLOUR
+    )
+    embed.set_author(name=t("nothanks.game.title", locale))
     active = game.active_player
     embed.description = "\n".join(
         [
-            t(
-                "nothanks.game.card",
-                locale,
-                card=game.current_card,
-                count=game.chips_on_card,
-            ),
             t("nothanks.game.turn", locale, player=facts.mention(active or "")),
             t("nothanks.game.pile", locale, count=game.cards_left),
         ]
     )
+    # One compact field per player: the name (and open chips), then runs and points on one line.
     for player in game.players:
         name = facts.name(player)
         chips = game.chips[player]
@@ -77,7 +87,7 @@ def game_embed(facts: TableFacts, game: PlayerView, locale: object) -> discord.E
             name = t("nothanks.game.player_chips", locale, player=name, count=chips)
         if player == active:
             name = f"▶ {name}"
-        embed.add_field(name=name, value=_player_field_value(game, player, locale), inline=True)
+        embed.add_field(name=name, value=_player_cards(game, player, locale), inline=True)
     lines = history_lines(facts, game, locale)
     if lines:
         embed.add_field(
@@ -167,6 +177,48 @@ def private_text(game: PlayerView, locale: object) -> str:
                 count=game.chips_on_card,
             )
         )
+    elif game.current_card is not None and game.chips_on_card == 0:
+        lines.append(heading(game.current_card, 0, locale))
+    elif game.current_card is not None:
+        lines.append(
+            t("nothanks.game.card", locale, card=game.current_card, count=game.chips_on_card)
+        )
+    return "\n".join(lines)
+
+
+def living_dm_text(game: PlayerView, letter: Letter, link: str, locale: object) -> str:
+    """A player's one DM per game: what just changed, chips, cards, score, the table link.
+
+    It is sent at the start and edited in place after each change of the player's
+    chips or cards, so it notifies once and stays current.
+    """
+    player = game.viewer
+    assert player is not None
+    cards = game.cards[player]
+    chips = game.chips[player] or 0
+    params = letter.params
+    if letter.key == "nothanks.dm.started":
+        lines = [t(letter.key, locale, link=link, count=chips)]
+    else:
+        lines = [t("nothanks.dm.living_title", locale, link=link)]
+        if letter.key == "nothanks.dm.passed":
+            lines.append(t(letter.key, locale, card=params["card"], count=chips))
+        else:
+            gained = int(params.get("gained", 0))
+            if gained:
+                lines.append(
+                    t("nothanks.dm.took_gained", locale, card=params["card"], count=gained)
+                )
+            else:
+                lines.append(t("nothanks.dm.took_none", locale, card=params["card"]))
+            lines.append(t("nothanks.private.chips", locale, count=chips))
+    if cards:
+        lines.append(t("nothanks.private.cards", locale, runs=format_runs(cards)))
+    else:
+        lines.append(t("nothanks.private.no_cards", locale))
+    lines.append(
+        t("nothanks.private.score", locale, points=score(cards, 0), total=score(cards, chips))
+    )
     return "\n".join(lines)
 
 
@@ -242,6 +294,14 @@ class NoThanksRenderer:
                 everyone=False, roles=False, users=pinged, replied_user=False
             ),
         }
+
+    def living_dm(self, view: PlayerView, letter: Letter, link: str, locale: object) -> str:
+        """The text of a player's living DM after ``letter``'s change."""
+        return living_dm_text(view, letter, link, locale)
+
+    def living_dm_starts(self, letter: Letter) -> bool:
+        """Whether the letter begins the game's living DM (sent anew, not edited)."""
+        return letter.key == "nothanks.dm.started"
 
     def final(self, facts: TableFacts, public: PlayerView, locale: object) -> MessageFields:
         """The final scoreboard."""

@@ -7,11 +7,23 @@ from typing import Any
 
 import discord
 
-from bot.engines.rage import JOKER, Bid, Card, Colour, Phase, Play, RageView, TrickResult, sort_hand
+from bot.engines.rage import (
+    JOKER,
+    Bid,
+    Card,
+    Colour,
+    Phase,
+    Play,
+    RageView,
+    TrickPlay,
+    TrickResult,
+    resolve_trick,
+    sort_hand,
+)
 from bot.engines.rage.cards import CHANGE_TRUMP, MINUS_FIVE, NO_TRUMP, PLUS_FIVE
 from bot.engines.rage.scoring import ScoreSheet
 from bot.i18n import t
-from bot.render.components import TableButton, TableSelect, static_view
+from bot.render.components import TableButton, static_view
 from bot.render.limits import fit
 from bot.render.table import rating_note
 from bot.table.spec import MessageFields, TableFacts
@@ -60,6 +72,11 @@ def trump_line(state: RageView, locale: object) -> str:
     """The trump in force, or why there is none."""
     if state.no_trump_this_trick:
         return t("rage.game.no_trump_trick", locale)
+    if state.phase is Phase.PLAYING and any(play.card == CHANGE_TRUMP for play in state.trick):
+        # Change Trump turned up a new trump (or found none) for this trick already.
+        if state.trump is None:
+            return t("rage.game.trump_changed_none", locale)
+        return t("rage.game.trump_changed", locale, colour=colour_name(state.trump, locale))
     if state.trump is None:
         return t("rage.game.no_trump_round", locale)
     return t("rage.game.trump", locale, colour=colour_name(state.trump, locale))
@@ -88,22 +105,26 @@ def bid_text(state: RageView, seat: int, locale: object) -> str:
     return "…"
 
 
+def signed(points: int) -> str:
+    """Round points as a score sheet shows them: +12, −1 (a real minus sign), 0."""
+    return f"+{points}" if points > 0 else f"−{-points}" if points < 0 else "0"
+
+
 def sheet_block(facts: TableFacts, sheet: ScoreSheet, locale: object) -> str:
-    """The rule book's score sheet as a monospace table: points per round and the totals."""
-    # Inside a code block markdown is not read (escapes would show), but a backtick would
-    # end the block: plain names without backticks.
-    names = [facts.plain_name(player)[:6] for player in sheet.players]
-    width = max(5, *(len(name) for name in names))
-    lines = ["R  " + " ".join(name.rjust(width) for name in names)]
-    for row in sheet.rows:
-        if not row.complete:
-            continue
-        cells = []
-        for entry in row.entries:
-            cells.append(f"{entry.points:+d}".rjust(width) if entry.points is not None else "")
-        lines.append(f"{row.round:<2} " + " ".join(cells))
-    lines.append("Σ  " + " ".join(str(total).rjust(width) for total in sheet.totals))
-    return "```\n" + "\n".join(lines) + "\n```"
+    """The score sheet, one line per player: 'Ana: +12 −1 +8 = 19'.
+
+    One short line per player reads on a phone, where a grid of ten columns did not.
+    """
+    lines = []
+    for seat, player in enumerate(sheet.players):
+        points = [
+            signed(points)
+            for row in sheet.rows
+            if row.complete and (points := row.entries[seat].points) is not None
+        ]
+        results = " ".join(points) or "…"
+        lines.append(f"{facts.name(player)}: {results} = **{sheet.totals[seat]}**")
+    return "\n".join(lines)
 
 
 def round_summary(facts: TableFacts, sheet: ScoreSheet, locale: object) -> str | None:
@@ -140,6 +161,7 @@ def game_embed(facts: TableFacts, state: RageView, locale: object) -> discord.Em
             count=state.cards_per_hand,
         ),
         trump_line(state, locale),
+        *trick_lines(facts, state, locale)[1:],
     ]
     waiting = state.players_to_act
     if state.phase is Phase.BIDDING:
@@ -163,21 +185,10 @@ def game_embed(facts: TableFacts, state: RageView, locale: object) -> discord.Em
     if last is not None:
         embed.add_field(
             name=t("rage.game.last_trick", locale),
-            value=trick_line(facts, last, locale),
+            value=last_trick_text(facts, last, locale),
             inline=False,
         )
-    rows = []
-    for seat, player in enumerate(state.players):
-        rows.append(
-            t(
-                "rage.game.player",
-                locale,
-                player=facts.name(player),
-                bid=bid_text(state, seat, locale),
-                tricks=state.tricks_won[seat],
-                total=state.totals[seat],
-            )
-        )
+    rows = [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
     embed.add_field(name=t("rage.game.players", locale), value="\n".join(rows), inline=False)
     sheet = state.score_sheet
     summary = round_summary(facts, sheet, locale)
@@ -190,6 +201,28 @@ def game_embed(facts: TableFacts, state: RageView, locale: object) -> discord.Em
         embed.add_field(name=t("rage.game.last_round", locale), value=summary, inline=False)
     embed.set_footer(text=t("rage.game.footer", locale, table=facts.id, move=state.move_number))
     return embed
+
+
+def player_line(facts: TableFacts, state: RageView, seat: int, locale: object) -> str:
+    """One short line per player, to fit a phone: 'Ana · bid 2 · won 1 · 34 pts'."""
+    return t(
+        "rage.game.player_line",
+        locale,
+        player=facts.name(state.players[seat]),
+        bid=bid_text(state, seat, locale),
+        tricks=state.tricks_won[seat],
+        total=state.totals[seat],
+    )
+
+
+def last_trick_text(facts: TableFacts, result: TrickResult, locale: object) -> str:
+    """A finished trick: every card with who played it, then who won it and why."""
+    lines = [
+        f"{facts.name(play.player)}: {card_name(play.card, locale, play.colour)}"
+        for play in result.plays
+    ]
+    lines.append(trick_line(facts, result, locale))
+    return "\n".join(lines)
 
 
 def final_embed(facts: TableFacts, state: RageView, locale: object) -> discord.Embed:
@@ -218,10 +251,12 @@ def final_embed(facts: TableFacts, state: RageView, locale: object) -> discord.E
     if last is not None:
         embed.add_field(
             name=t("rage.game.last_trick", locale),
-            value=trick_line(facts, last, locale),
+            value=last_trick_text(facts, last, locale),
             inline=False,
         )
-    embed.set_footer(text=t("rage.game.footer", locale, table=facts.id, move=state.move_number))
+    embed.set_footer(
+        text=t("rage.game.footer_final", locale, table=facts.id, move=state.move_number)
+    )
     return embed
 
 
@@ -255,6 +290,45 @@ def table_view(facts: TableFacts, state: RageView, locale: object) -> discord.ui
     return view
 
 
+def trick_plays(facts: TableFacts, plays: Sequence[TrickPlay], locale: object) -> str:
+    """Who played what in a trick: 'Ana 🟥 7 · Ben Joker (🟦)'."""
+    return " · ".join(
+        f"{facts.name(play.player)} {card_name(play.card, locale, play.colour)}" for play in plays
+    )
+
+
+def winning_now(view: RageView) -> TrickPlay | None:
+    """The play winning the trick in progress, with the trump and led colour as they are."""
+    if not view.trick:
+        return None
+    cards = [play.card for play in view.trick]
+    named = [play.colour for play in view.trick]
+    index, _ = resolve_trick(cards, named, view.trump, view.led_colour)
+    return view.trick[index]
+
+
+def trick_lines(facts: TableFacts, view: RageView, locale: object) -> list[str]:
+    """The trick in progress: its cards, the led colour and who is winning it now."""
+    if view.phase is not Phase.PLAYING:
+        return []
+    plays = trick_plays(facts, view.trick, locale) or t("rage.game.trick_empty", locale)
+    lines = [f"{t('rage.game.trick', locale, number=view.trick_number)}: {plays}"]
+    if view.led_colour is not None:
+        lines.append(t("rage.game.led", locale, colour=colour_name(view.led_colour, locale)))
+    best = winning_now(view)
+    if best is not None:
+        card = card_name(best.card, locale, best.colour)
+        lines.append(t("rage.game.winning", locale, player=facts.name(best.player), card=card))
+    return lines
+
+
+def forbidden_bid(view: RageView) -> int | None:
+    """Under plus/minus one: the bid this player may not make, if any."""
+    legal = {a.tricks for a in view.legal_actions if isinstance(a, Bid)}
+    missing = [bid for bid in range(view.cards_per_hand + 1) if bid not in legal]
+    return missing[0] if legal and missing else None
+
+
 def hand_message(
     facts: TableFacts,
     view: RageView,
@@ -263,9 +337,10 @@ def hand_message(
     note: str | None = None,
     joker: bool = False,
 ) -> MessageFields:
-    """A player's private view: the sorted hand and, on their turn, exactly the legal choices.
+    """A player's private panel: the trick, the sorted hand, and the legal choices as buttons.
 
-    Within Discord's limits, since the cogs send it as it is.
+    Every card is a button (disabled when it may not be played now), bids are number
+    buttons and a Joker's colour is colour buttons with Back. Within Discord's limits.
     """
     assert view.viewer is not None
     seat = view.players.index(view.viewer)
@@ -273,74 +348,71 @@ def hand_message(
     lines.append(t("rage.hand.title", locale, round=view.round))
     lines.append(hand_text(view.hand, locale, view.trump))
     lines.append(trump_line(view, locale))
+    lines += trick_lines(facts, view, locale)
     own_bid = view.bids[seat]
     if own_bid is not None:
         lines.append(t("rage.hand.status", locale, bid=own_bid, tricks=view.tricks_won[seat]))
     components = static_view()
     move = view.move_number
-    if view.viewer in view.players_to_act:
-        legal = view.legal_actions
-        if view.phase is Phase.BIDDING:
-            lines.append(t("rage.hand.your_bid", locale))
-            options = [
-                discord.SelectOption(
-                    label=t("rage.select.bid", locale, count=a.tricks), value=str(a.tricks)
-                )
+    my_turn = view.viewer in view.players_to_act
+    legal = view.legal_actions if my_turn else ()
+
+    def button(action: str, label: str, arg: str, *, disabled: bool = False) -> None:
+        style = discord.ButtonStyle.secondary if disabled else discord.ButtonStyle.primary
+        components.add_item(
+            TableButton.make(
+                facts.game,
+                facts.id,
+                move,
+                action,
+                label=label,
+                arg=arg,
+                style=style,
+                disabled=disabled,
+            )
+        )
+
+    if view.phase is Phase.BIDDING and my_turn:
+        lines.append(t("rage.hand.your_bid", locale))
+        legal_bids = {a.tricks for a in legal if isinstance(a, Bid)}
+        forbidden = forbidden_bid(view)
+        if forbidden is not None:
+            lines.append(
+                t("rage.hand.forbidden", locale, bid=forbidden, tricks=view.cards_per_hand)
+            )
+        for bid in range(view.cards_per_hand + 1):
+            button("bid", str(bid), f"{view.round}_{bid}", disabled=bid not in legal_bids)
+    elif joker and my_turn:
+        lines.append(t("rage.hand.joker_colour", locale))
+        colours = sorted(
+            {
+                a.colour
                 for a in legal
-                if isinstance(a, Bid)
-            ]
-            components.add_item(
-                TableSelect.make(
-                    facts.game,
-                    facts.id,
-                    move,
-                    "bid",
-                    placeholder=t("rage.select.bid_placeholder", locale),
-                    options=options,
-                    arg=str(view.round),
-                )
+                if isinstance(a, Play) and a.card == JOKER and a.colour is not None
+            }
+        )
+        for colour in colours:
+            label = colour_name(colour, locale)
+            if colour is view.trump:
+                label = t("rage.hand.colour_trump", locale, colour=label)
+            elif colour is view.led_colour:
+                label = t("rage.hand.colour_led", locale, colour=label)
+            button("joker", label, colour.code)
+        components.add_item(
+            TableButton.make(
+                facts.game, facts.id, move, "hand", label=t("rage.button.back", locale), emoji="↩️"
             )
-        elif joker:
-            lines.append(t("rage.hand.joker_colour", locale))
-            colours = sorted(
-                {
-                    a.colour
-                    for a in legal
-                    if isinstance(a, Play) and a.card == JOKER and a.colour is not None
-                }
-            )
-            components.add_item(
-                TableSelect.make(
-                    facts.game,
-                    facts.id,
-                    move,
-                    "joker",
-                    placeholder=t("rage.select.colour_placeholder", locale),
-                    options=[
-                        discord.SelectOption(label=colour_name(c, locale), value=c.code)
-                        for c in colours
-                    ],
-                )
-            )
-        else:
+        )
+    elif view.phase is Phase.PLAYING:
+        if my_turn:
             lines.append(t("rage.hand.your_turn", locale))
-            cards: list[Card] = []
-            for action in legal:
-                if isinstance(action, Play) and action.card not in cards:
-                    cards.append(action.card)
-            components.add_item(
-                TableSelect.make(
-                    facts.game,
-                    facts.id,
-                    move,
-                    "play",
-                    placeholder=t("rage.select.card_placeholder", locale),
-                    options=[
-                        discord.SelectOption(label=card_name(card, locale), value=card.code)
-                        for card in sort_hand(cards, view.trump)
-                    ],
-                )
-            )
+        playable = {a.card for a in legal if isinstance(a, Play)}
+        seen: list[Card] = []
+        for card in sort_hand(view.hand, view.trump):
+            # Two copies of a card (Jokers, action cards) need two custom ids.
+            arg = card.code if card not in seen else f"{card.code}_{seen.count(card)}"
+            seen.append(card)
+            button("play", card_name(card, locale), arg, disabled=card not in playable)
     return fit({"content": "\n".join(lines), "view": components})
 
 

@@ -12,7 +12,7 @@ from bot.i18n import t
 from bot.render.components import TableButton, TableSelect, static_view
 from bot.render.limits import fit
 from bot.table.session import LEVELS
-from bot.table.spec import GameRenderer, MessageFields, PublicTable, TableFacts
+from bot.table.spec import GameRenderer, MessageFields, PublicTable, TableFacts, is_computer_id
 
 
 def rating_note(facts: TableFacts, player: str, locale: object) -> str:
@@ -156,6 +156,34 @@ def public_message(public: PublicTable, renderer: GameRenderer, locale: object) 
     return fit(fields)
 
 
+def people_to_act(public: PublicTable) -> list[str]:
+    """The people (not computers, not seats a computer plays) who decide now."""
+    view = public.view
+    acting = getattr(view, "players_to_act", None)
+    if acting is None:
+        active = getattr(view, "active_player", None)
+        acting = () if active is None else (active,)
+    return [str(p) for p in acting if not is_computer_id(str(p)) and str(p) not in public.away]
+
+
+def _prompt(fields: MessageFields, facts: TableFacts, deciding: list[str], locale: object) -> None:
+    """Mention who is to act in the content (embeds never ping), and let only them be pinged."""
+    if not deciding:
+        return
+    mentions = [facts.mention(p) for p in deciding]
+    content = fields.get("content") or ""
+    if not all(mention in content for mention in mentions):
+        key = "table.turn_prompt" if len(deciding) == 1 else "table.turn_prompt_many"
+        line = t(key, locale, players=", ".join(mentions))
+        fields["content"] = f"{content}\n{line}".strip()
+    fields["allowed_mentions"] = discord.AllowedMentions(
+        everyone=False,
+        roles=False,
+        users=[discord.Object(int(p)) for p in deciding],
+        replied_user=False,
+    )
+
+
 def _public_message(public: PublicTable, renderer: GameRenderer, locale: object) -> MessageFields:
     facts = public.facts
     if facts.status == "lobby":
@@ -176,9 +204,12 @@ def _public_message(public: PublicTable, renderer: GameRenderer, locale: object)
     if public.notice is not None:
         key, player = public.notice
         fields["content"] = t(key, locale, player=facts.mention(player))
+    deciding = people_to_act(public)
+    _prompt(fields, facts, deciding, locale)
     embed = fields.get("embed")
     if public.deadline is not None and embed is not None:
-        deadline = t("table.deadline", locale, deadline=int(public.deadline))
+        key = "table.deadline" if len(deciding) > 1 else "table.deadline_one"
+        deadline = t(key, locale, deadline=int(public.deadline))
         embed.description = f"{embed.description or ''}\n{deadline}".strip()
     if public.away and fields.get("view") is not None:
         fields["view"].add_item(

@@ -2,7 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bot.engines.errors import IllegalMove
+
+
+class Localized:
+    """A message parameter put into words only when the reader's language is known."""
+
+    def __init__(self, render: Callable[[object], str]) -> None:
+        self.render = render
+
+    def __str__(self) -> str:
+        return self.render(None)
+
+
+def localize(params: dict[str, object], locale: object) -> dict[str, object]:
+    """The parameters of a message, with every Localized one in the reader's language."""
+    return {
+        name: value.render(locale) if isinstance(value, Localized) else value
+        for name, value in params.items()
+    }
 
 
 class UserError(Exception):
@@ -34,7 +54,7 @@ MOVED_ON_CODES = frozenset({"game_over", "wrong_phase"})
 TABLE_KEYS = {"unknown_player": "table.not_seated"}
 
 
-def user_error_for(error: IllegalMove, describe: dict[str, str] | None = None) -> UserError:
+def user_error_for(error: IllegalMove, describe: dict[str, object] | None = None) -> UserError:
     """The user message for an engine error: ``error.<code>`` filled from its details.
 
     ``describe`` maps detail names to text already prepared for people (names, colours),

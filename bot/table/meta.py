@@ -66,6 +66,10 @@ class TableMeta:
     invited: list[int] = field(default_factory=list)  # former players asked to a rematch
     started_at: float | None = None  # when the game was dealt
     rating_changes: dict[str, float] = field(default_factory=dict)  # after a finished game
+    # Each player's living DM, edited in place: player -> [channel id, message id].
+    dm_messages: dict[str, list[int]] = field(default_factory=dict)
+    # The half-time reminder in the channel, deleted once its turn passes: [message id, move].
+    ping_message: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form; empty and default fields are left out to keep rows small."""
@@ -87,6 +91,8 @@ class TableMeta:
             "invited": list(self.invited),
             "started_at": self.started_at,
             "rating_changes": dict(self.rating_changes),
+            "dm_messages": {k: list(v) for k, v in self.dm_messages.items()},
+            "ping_message": list(self.ping_message),
         }
         return {key: value for key, value in data.items() if value not in (None, {}, [])}
 
@@ -113,6 +119,10 @@ class TableMeta:
             invited=[int(p) for p in data.get("invited", [])],
             started_at=data.get("started_at"),
             rating_changes={str(k): float(v) for k, v in data.get("rating_changes", {}).items()},
+            dm_messages={
+                str(k): [int(i) for i in v] for k, v in data.get("dm_messages", {}).items()
+            },
+            ping_message=[int(i) for i in data.get("ping_message", [])],
         )
 
     def copy(self) -> TableMeta:

@@ -12,13 +12,14 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from bot.engines.contract import GameEngine
 from bot.engines.errors import IllegalMove
 from bot.records.results import GameResult, PlayerResult
 from bot.storage import Storage, TableRecord
-from bot.table.errors import SaveFailed, TableMovedOn, UserError, user_error_for
+from bot.table.errors import Localized, SaveFailed, TableMovedOn, UserError, user_error_for
 from bot.table.meta import Notice, TableMeta, Turn
 from bot.table.spec import GameSpec, Letter, PublicTable, TableFacts, is_computer_id
 
@@ -73,18 +74,17 @@ class Draft:
         self.letters += self.spec.letters(engine, player, applied)
         return applied
 
-    def _describe(self, error: IllegalMove) -> dict[str, str]:
+    def _describe(self, error: IllegalMove) -> dict[str, object]:
         facts = self.facts()
-        described: dict[str, str] = {}
+        described: dict[str, object] = {}
         for name, value in error.details.items():
             if name == "players" and isinstance(value, list | tuple):
                 described[name] = ", ".join(facts.mention(p) for p in value)
             elif name == "player":
                 described[name] = facts.mention(str(value))
-            else:
-                text = self.spec.renderer.describe(name, value, facts, None)
-                if text is not None:
-                    described[name] = text
+            elif self.spec.renderer.describe(name, value, facts, None) is not None:
+                # A colour or a card: in words of the reader's language, when answered.
+                described[name] = Localized(partial(_described, self.spec, name, value, facts))
         return described
 
     def facts(self) -> TableFacts:
@@ -314,6 +314,11 @@ def game_result(
         moves=engine.move_number,
         players=tuple(players),
     )
+
+
+def _described(spec: GameSpec, name: str, value: object, facts: TableFacts, locale: object) -> str:
+    """An engine error detail in words of one language."""
+    return spec.renderer.describe(name, value, facts, locale) or str(value)
 
 
 def _plays_itself(meta: TableMeta, player: str) -> bool:

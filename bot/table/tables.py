@@ -133,6 +133,13 @@ class Tables:
             self._forget(session)
         if not published:
             self.publisher.refresh(session)
+        self._tidy(session)
+
+    def _tidy(self, session: TableSession) -> None:
+        """Let the publisher delete a half-time reminder whose turn has passed (if it can)."""
+        tidy = getattr(self.publisher, "tidy", None)
+        if tidy is not None:
+            tidy(session)
 
     def close(self) -> None:
         """Stop every timer (the bot is shutting down)."""
@@ -180,6 +187,7 @@ class Tables:
         # every open table once (the publisher paces the edits).
         for session in restored:
             self.publisher.refresh(session)
+            self._tidy(session)  # a reminder whose turn passed before the restart
         log.info("restored %d tables, quarantined %d", len(restored), len(broken))
         await self.backfill_records()
         return restored

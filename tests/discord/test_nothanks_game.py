@@ -7,7 +7,7 @@ import re
 import pytest
 from simcord import Env
 
-from bot.engines.nothanks import starting_chips
+from bot.engines.nothanks import score, starting_chips
 from tests.discord.helpers import button_ids, choose, dms, message_by_id, open_table
 
 
@@ -26,13 +26,18 @@ async def play_to_end(table, *, check_each_move: bool = True) -> int:
         if check_each_move and table.running:
             embed = table.embed
             now = table.game
-            assert f"Card **{now.current_card}**" in embed.description
-            assert f"**{now.chips_on_card}** chip" in embed.description
+            pot_now = now.chips_on_card
+            chips_part = f"🪙 {pot_now}" if pot_now else "no chips"
+            assert embed.title == f"🃏 {now.current_card} · {chips_part}"
             assert f"<@{now.active_player}>" in embed.description
+            # A compact row per player: runs and points on one line.
+            assert all("\n" not in field.value for field in embed.fields[: len(now.players)])
             assert f"{now.cards_left} card" in embed.description
             last = embed.fields[-1].value.splitlines()[-1]
             name = actor.name
-            if label == "Take":
+            if label == "Take" and pot == 0:
+                assert last == f"{name} took {card} with no chips"
+            elif label == "Take":
                 assert last == f"{name} took {card} with {pot} chip{'s' if pot != 1 else ''}"
             else:
                 assert last == f"{name}: No thanks! ({card})"
@@ -54,13 +59,22 @@ async def test_full_game_by_clicking(simcord_env: Env, count: int) -> None:
     await play_to_end(table)
     game = table.game  # every saved move swaps in a new game state
     assert game.is_over
-    # DMs: one at the start, then one per move that changed that player's chips.
-    expected_dms = {str(p.id): 1 for p in table.players}
+    # One living DM per player: sent at the start, then edited after each of their moves.
+    expected_edits = {str(p.id): 0 for p in table.players}
     for move in game.history:
-        if move.action.value == "pass" or move.chips_on_card > 0:
-            expected_dms[game.players[move.seat]] += 1
+        expected_edits[game.players[move.seat]] += 1
     for player in table.players:
-        assert len(dms(player)) == expected_dms[str(player.id)]
+        dm_id = player.user.dm_channel.id
+        requests = [r for r in simcord_env.http_requests if f"/channels/{dm_id}/" in r.path]
+        sends = [r for r in requests if r.method == "POST"]
+        edits = [r for r in requests if r.method == "PATCH"]
+        assert len(sends) == 1 and len(dms(player)) == 1
+        assert len(edits) == expected_edits[str(player.id)]
+        seat = game.players.index(str(player.id))
+        (living,) = dms(player)  # current: the final chips, cards and score
+        cards, chips_left = game.cards[seat], game.chips[seat]
+        assert f"score so far **{score(cards, chips_left)}**" in living
+        assert table.session.jump_url in living
     final = table.embed
     assert final.title == "No Thanks! — final scores"
     standings = game.standings()
@@ -87,6 +101,7 @@ async def test_open_chips_shown_in_embed(simcord_env: Env) -> None:
     table = await open_table(simcord_env, 3, open_chips=True)
     names = [field.name for field in table.embed.fields[:3]]
     assert all(re.search(r"\(11 chips\)$", name) for name in names)
+    assert all(field.value == "no cards" for field in table.embed.fields[:3])
     other = await open_table(simcord_env, 3, guild=table.guild, channel_name="quiet")
     assert not any("chips)" in field.name for field in other.embed.fields)
 

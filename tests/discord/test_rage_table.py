@@ -11,7 +11,7 @@ from simcord import Env
 
 from bot.app import CardtableBot
 from bot.engines.rage import JOKER, Bid, Colour, Phase, Play, RageOptions, RageState
-from tests.discord.helpers import NAMES, message_by_id, select_stored, snapshot
+from tests.discord.helpers import NAMES, click_stored, message_by_id, select_stored, snapshot
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -69,37 +69,56 @@ class RageTable:
         return await self.choose(actor, view, action)
 
     async def choose(self, actor: Any, view: Any, action: Bid | Play) -> Any:
-        """Pick an action in an already open hand view."""
-        select = first_select(view)
+        """Tap an action in an already open hand view: one tap, two for a Joker."""
         if isinstance(action, Bid):
-            return await actor.select(view.message, [str(action.tricks)], custom_id=select)
-        result = await actor.select(view.message, [action.card.code], custom_id=select)
+            return await actor.click(view.message, custom_id=button_id(view, "bid", action.tricks))
+        result = await actor.click(
+            view.message, custom_id=button_id(view, "play", action.card.code)
+        )
         if action.card == JOKER:
             assert action.colour is not None
             colour_view = result.response
             assert "Name the Joker's colour" in colour_view.content
-            result = await actor.select(
-                colour_view.message, [action.colour.code], custom_id=first_select(colour_view)
+            result = await actor.click(
+                colour_view.message, custom_id=button_id(colour_view, "joker", action.colour.code)
             )
         return result
 
 
-def first_select(view: Any) -> str | None:
-    """The custom_id of the select in a private view, if it has one."""
+def buttons(view: Any, action: str) -> list[dict[str, Any]]:
+    """The buttons of one action ("bid", "play", "joker", "hand") in a private view."""
+    found = []
     for row in view.components:
         for item in row.get("components", []):
-            if item.get("type") == 3:
-                return item["custom_id"]
-    return None
+            if item.get("type") == 2 and item.get("custom_id", "").split(":")[4:5] == [action]:
+                found.append(item)
+    return found
 
 
-def select_values(view: Any) -> list[str]:
-    """The option values of the select in a private view."""
-    for row in view.components:
-        for item in row.get("components", []):
-            if item.get("type") == 3:
-                return [option["value"] for option in item["options"]]
-    return []
+def arg_of(button: dict[str, Any]) -> str:
+    """A button's choice: the card code, colour code or bid (without the round)."""
+    arg = button["custom_id"].split(":")[5]
+    return arg.partition("_")[2] if button["custom_id"].split(":")[4] == "bid" else arg
+
+
+def choices(view: Any, action: str | None = None) -> list[str]:
+    """The enabled choices of a private view (of one action, or of any of them)."""
+    actions = [action] if action else ["bid", "play", "joker"]
+    return [
+        arg_of(button)
+        for name in actions
+        for button in buttons(view, name)
+        if not button.get("disabled")
+    ]
+
+
+def button_id(view: Any, action: str, choice: object) -> str:
+    """The custom_id of the enabled button for one choice."""
+    for button in buttons(view, action):
+        if arg_of(button).partition("_")[0] == str(choice):
+            assert not button.get("disabled"), button
+            return str(button["custom_id"])
+    raise AssertionError(f"no {action} button for {choice!r}")
 
 
 async def open_rage(env: Env, count: int, **options: bool) -> RageTable:
@@ -165,7 +184,9 @@ async def test_full_game(simcord_env: Env, count: int, variant: dict[str, bool])
     lines = final.fields[0].value.splitlines()
     for line, standing in zip(lines, outcome.standings, strict=True):
         assert re.fullmatch(rf".*: {standing.score} · rating [+-]\d+\.\d", line)
-    assert "```" in final.fields[1].value  # the score sheet
+    sheet = final.fields[1].value.splitlines()  # the score sheet: a line per player
+    assert len(sheet) == count and all(line.count(" ") >= 11 for line in sheet)
+    assert "Show my hand" not in (final.footer.text or "")
     labels = [item.label for row in table.message.components for item in row.children]
     assert labels == ["Rematch"]
 
@@ -213,13 +234,15 @@ async def test_joker_asks_for_its_colour(
     )
     await install(table, state, make_bot)
     view = await table.hand(table.actor(a))
-    assert "JOKER" in select_values(view)
+    assert "JOKER" in choices(view, "play")
     await table.choose(table.actor(a), view, Play(JOKER, Colour.BLUE))
     assert table.state.current_trick[0].colour is Colour.BLUE
     trick_field = table.message.embeds[0].fields[0]
     assert "Joker (🟦)" in trick_field.value
     # Ben holds blue and must follow: his choices are exactly his blue cards.
-    assert select_values(await table.hand(table.actor(b))) == ["B4"]
+    ben = await table.hand(table.actor(b))
+    assert choices(ben) == ["B4"]
+    assert [arg_of(button) for button in buttons(ben, "play")] == ["B4", "G5"]
 
 
 async def test_plus_minus_one_hides_the_forbidden_bid(simcord_env: Env) -> None:
@@ -232,10 +255,15 @@ async def test_plus_minus_one_hides_the_forbidden_bid(simcord_env: Env) -> None:
     second = table.state.acting_players()[0]
     await table.act(second, Bid(2))
     last = table.state.acting_players()[0]
-    values = select_values(await table.hand(table.actor(last)))
+    view = await table.hand(table.actor(last))
+    values = choices(view)
     forbidden = str(table.state.cards_per_hand - 3)
     assert forbidden not in values
     assert len(values) == table.state.cards_per_hand  # 0..n without one
+    # The forbidden bid is shown, disabled, with the reason.
+    shown = [arg_of(button) for button in buttons(view, "bid")]
+    assert shown == [str(bid) for bid in range(table.state.cards_per_hand + 1)]
+    assert f"Not {forbidden}: under plus/minus one" in view.content
 
 
 async def test_secret_bids_stay_private(simcord_env: Env) -> None:
@@ -263,13 +291,13 @@ async def test_stale_private_view_gets_a_fresh_one(simcord_env: Env) -> None:
     actor = table.actor(player)
     old = await table.hand(actor)
     frozen = snapshot(table.env, old.message)
-    select_id, first_value = first_select(old), select_values(old)[0]
+    first = button_id(old, "bid", choices(old)[0])
     await table.choose(actor, old, pick(table.state, player))
     moves = table.state.move_number
-    again = await select_stored(actor, frozen, select_id, [first_value])
+    again = await click_stored(actor, frozen, first)
     assert table.state.move_number == moves
     assert again.response is not None and "out of date" in again.response.content
-    assert first_select(again.response) is None  # no longer this player's turn
+    assert choices(again.response) == []  # no longer this player's turn
 
 
 async def test_restart_mid_trick(simcord_env: Env, make_bot: Callable[[], CardtableBot]) -> None:
@@ -299,10 +327,10 @@ async def test_racing_selects_apply_once(simcord_env: Env) -> None:
     actor = table.actor(player)
     view = await table.hand(actor)
     frozen = snapshot(table.env, view.message)
-    choice, select_id = select_values(view)[0], first_select(view)
-    await select_stored(actor, frozen, select_id, [choice])
+    tap = button_id(view, "bid", choices(view)[0])
+    await click_stored(actor, frozen, tap)
     assert table.state.move_number == 1
-    second = await select_stored(actor, frozen, select_id, [choice])
+    second = await click_stored(actor, frozen, tap)
     assert table.state.move_number == 1
     assert "out of date" in second.response.content
 
@@ -313,7 +341,7 @@ async def test_not_your_turn_view_has_no_choices(simcord_env: Env) -> None:
     waiting = table.state.acting_players()[0]
     other = next(p for p in table.players if str(p.id) != waiting)
     view = await table.hand(other)
-    assert first_select(view) is None
+    assert choices(view) == []
     stranger = table.guild.add_member(simcord_env.create_user("zed"))
     refused = await stranger.click(table.message, label="Show my hand")
     assert refused.ephemeral and refused.response.content.startswith("You are not at this table")
@@ -324,3 +352,20 @@ async def test_one_table_per_channel_across_games(simcord_env: Env) -> None:
     table = await open_rage(simcord_env, 3)
     busy = await table.players[1].slash(table.channel, "nothanks start")
     assert busy.ephemeral and "already has a table" in busy.response.content
+
+
+async def test_select_from_an_older_view_still_plays(simcord_env: Env) -> None:
+    """A bid select posted before the panel had buttons is still obeyed."""
+    table = await open_rage(simcord_env, 3)
+    player = table.state.acting_players()[0]
+    actor = table.actor(player)
+    view = await table.hand(actor)
+    frozen = snapshot(table.env, view.message)
+    select = f"selct:rage:{table.table_id}:0:bid:1"
+    options = [{"label": str(bid), "value": str(bid)} for bid in (0, 1)]
+    frozen.components = [
+        {"type": 1, "components": [{"type": 3, "custom_id": select, "options": options}]}
+    ]
+    result = await select_stored(actor, frozen, select, ["1"])
+    assert table.state.move_number == 1, result.response
+    assert table.state.bids[table.state.players.index(player)] == 1

@@ -17,7 +17,6 @@ from tests.discord.helpers import (
     click_stored,
     message_by_id,
     open_table,
-    select_stored,
     snapshot,
 )
 
@@ -177,14 +176,13 @@ async def test_joker_colour_prompt_only_for_the_player_to_act(simcord_env: Env) 
     idle = next(p for p in players if str(p.id) not in acting) if len(acting) < 3 else None
     assert idle is not None  # standard bidding is one at a time, so someone waits
     move = session.engine.move_number
-    forged = f"selct:rage:{session.id}:{move}:play"
-    # The acting player's private select, re-aimed at "play the Joker", used by someone else.
+    forged = f"ct:rage:{session.id}:{move}:play:JOKER"
+    # The acting player's private button, re-aimed at "play the Joker", used by someone else.
     table_message = message_by_id(simcord_env, channel, lobby.id)
     acting_actor = next(p for p in players if str(p.id) in acting)
     hand = await acting_actor.click(table_message, label="Show my hand")
     stored = plant(snapshot(simcord_env, hand.response.message), forged)
-    stored.components[0]["components"][0]["options"].append({"label": "Joker", "value": "JOKER"})
-    answer = await select_stored(idle, stored, forged, ["JOKER"])
+    answer = await click_stored(idle, stored, forged)
     assert answer.ephemeral
     assert "not your turn" in answer.response.content
     assert session.engine.move_number == move
@@ -212,7 +210,6 @@ async def test_closed_dms_tried_once_when_letters_race(simcord_env: Env) -> None
 async def test_nobody_is_pinged_but_the_people_meant(simcord_env: Env) -> None:
     """Every public message names who it may ping; @everyone and roles never."""
     table = await open_table(simcord_env, 3, names=["@everyone", "<@&1>", "cid"])
-    starter = table.game.active_player
     for _ in range(4):
         await table.click(table.active(), "No thanks!")
     channel_paths = (f"/channels/{table.channel.id}/", "/interactions/", "/webhooks/")
@@ -231,7 +228,9 @@ async def test_nobody_is_pinged_but_the_people_meant(simcord_env: Env) -> None:
         assert mentions is not None, body.get("content")
         # No blanket parsing: not @everyone, not roles, not every user a text mentions.
         assert mentions.get("parse", []) == []
-        assert set(map(str, mentions.get("users", []))) <= {str(starter)}
+        # Only the one person to act may be pinged (the starter, then each turn's player).
+        users = set(map(str, mentions.get("users", [])))
+        assert len(users) <= 1 and users <= {str(p.id) for p in table.players}
     shown = table.embed.fields[0].name + table.embed.fields[1].name
     assert "@everyone" not in shown.replace("@\u200beveryone", "")
 

@@ -125,9 +125,27 @@ async def in_the_hand(table: Table) -> Pending:
     assert opened.ephemeral, opened
     view = opened.response
     assert view is not None
+    choice = first_choice_button(view)
+    if choice is not None:  # Rage: bids and cards are buttons
+        return Pending(actor, snapshot(table.env, view.message), choice, [])
     custom_id, values = select_of(view)
     value = next(v for v in values if v != JOKER.code)  # a Joker would ask for its colour
     return Pending(actor, snapshot(table.env, view.message), custom_id, [value])
+
+
+def first_choice_button(view: Any) -> str | None:
+    """The custom_id of the first enabled bid or card button, never a Joker (it asks more)."""
+    for row in view.components:
+        for item in row.get("components", []):
+            custom_id = item.get("custom_id", "")
+            if (
+                item.get("type") == 2
+                and not item.get("disabled")
+                and (":bid:" in custom_id or ":play:" in custom_id)
+                and not custom_id.endswith(JOKER.code)
+            ):
+                return str(custom_id)
+    return None
 
 
 def select_of(view: Any) -> tuple[str, list[str]]:

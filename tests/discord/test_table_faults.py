@@ -18,7 +18,7 @@ from simcord import Env
 from bot import interactions
 from bot.app import CardtableBot
 from bot.storage import Storage, TableRecord
-from tests.discord.helpers import NAMES, Table, open_table, select_stored
+from tests.discord.helpers import NAMES, Table, click_stored, open_table
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -507,11 +507,12 @@ async def test_crash_after_saving_a_rage_bid(
         actor = table.actor(bidder)
         hand = await actor.click(table.message, label="Show my hand")
         assert hand.ephemeral and hand.response is not None
+        # The bid buttons' ids end in "_<bid>": remember the prefix, choose a bid later.
         select = next(
-            item["custom_id"]
+            item["custom_id"].rsplit("_", 1)[0]
             for line in hand.response.components
             for item in line["components"]
-            if item["type"] == 3
+            if item["type"] == 2 and ":bid:" in item.get("custom_id", "")
         )
         stored = copy.deepcopy(simcord_env.backend.get_message(channel.id, hand.response.id))
         return actor, stored, select
@@ -523,7 +524,7 @@ async def test_crash_after_saving_a_rage_bid(
 
     actor, hand, select = await open_hand()
     await crash_after_saving(simcord_env, monkeypatch)
-    await select_stored(actor, hand, select, ["0"])
+    await click_stored(actor, hand, f"{select}_0")
     assert session_now().engine.move_number == 1
     assert footer(table).startswith(f"Table #{table.table_id} · move 0")  # never published
     assert any("answering a change" in r.getMessage() for r in caplog.records)
@@ -534,7 +535,7 @@ async def test_crash_after_saving_a_rage_bid(
     nxt = session_now().acting_players()[0]
     assert f"<@{nxt}>" in (table.embed.description or "")
     actor, hand, select = await open_hand()
-    chosen = await select_stored(actor, hand, select, ["1"])
+    chosen = await click_stored(actor, hand, f"{select}_1")
     assert chosen.acknowledged
     assert session_now().engine.move_number == 2
     assert footer(table).startswith(f"Table #{table.table_id} · move 2")

@@ -202,3 +202,58 @@ async def test_rage_with_computers_finishes_by_itself(simcord_env: Env) -> None:
     stored = await simcord_env.bot.storage.get_table(session.id)
     assert stored.status == "finished"
     assert str(ana.id) in stored.meta["away"]
+
+
+def reminders(table: Table) -> list[object]:
+    """The half-time reminders still in the table's channel."""
+    return [m for m in table.channel.history() if "your turn at this table" in m.content]
+
+
+async def test_the_player_to_act_is_mentioned_in_the_content(simcord_env: Env) -> None:
+    """Embeds never ping: the content names the one person to act, and only they may be pinged."""
+    table = await start_table(simcord_env, 3)
+    for _ in range(3):
+        await table.click(table.active(), "No thanks!")
+        active = table.game.active_player
+        assert f"▶ <@{active}>: your turn" in table.message.content
+        body = [
+            r.json.get("data", r.json)
+            for r in simcord_env.http_requests
+            if r.path.endswith("/callback") and isinstance(r.json, dict)
+        ][-1]
+        mentions = body["allowed_mentions"]
+        assert mentions.get("parse", []) == []
+        assert list(map(str, mentions["users"])) == [active]
+        # One player decides: no "for anyone who has not decided".
+        assert "anyone who has not decided" not in table.embed.description
+        assert "Time runs out <t:" in table.embed.description
+
+
+async def test_the_reminder_is_deleted_when_the_turn_passes(simcord_env: Env) -> None:
+    """One reminder at half time, deleted once the turn passes: the channel keeps none."""
+    table = await start_table(simcord_env, 3, turn_seconds=30)
+    for _ in range(3):
+        await simcord_env.advance_time(16)
+        assert len(reminders(table)) == 1
+        assert meta_of(table).ping_message
+        await table.click(table.active(), "No thanks!")
+        await simcord_env.advance_time(0.1)
+        assert reminders(table) == []
+        assert meta_of(table).ping_message == []
+
+
+async def test_a_passed_reminder_is_deleted_after_restart(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
+    """A reminder whose turn passed while its deletion was pending goes after a restart."""
+    table = await start_table(simcord_env, 3, turn_seconds=30)
+    await simcord_env.advance_time(16)
+    (reminder,) = reminders(table)
+    # As if the bot had stopped after the turn passed but before deleting the reminder.
+    record = await simcord_env.bot.storage.get_table(table.table_id)
+    record.meta["ping_message"] = [reminder.id, record.meta["turn"]["move"] - 1]
+    await simcord_env.bot.storage.save_table(record)
+    await simcord_env.restart_bot(make_bot())
+    await simcord_env.advance_time(0.1)
+    assert reminders(table) == []
+    assert meta_of(table).ping_message == []

@@ -165,19 +165,22 @@ class Rage(GameTableCog):
     ) -> None:
         """Remember the panel this interaction shows, to edit it after later changes."""
         self.panels[(session.id, player)] = (interaction, self.tables.clock())
-        previous = session.on_changed
-        if getattr(previous, "rage_panels", None) is self:
-            return
 
-        def changed(changed_session: TableSession, published: bool) -> None:
-            previous(changed_session, published)
-            self.refresh_panels(changed_session)
+    async def cog_load(self) -> None:
+        """Register the game, and keep open panels current after every change."""
+        await super().cog_load()
+        self.tables.listeners.append(self.refresh_panels)
 
-        changed.rage_panels = self  # type: ignore[attr-defined]
-        session.on_changed = changed
+    async def cog_unload(self) -> None:
+        """Stop routing clicks here and stop editing panels."""
+        await super().cog_unload()
+        if self.refresh_panels in self.tables.listeners:
+            self.tables.listeners.remove(self.refresh_panels)
 
     def refresh_panels(self, session: TableSession) -> None:
         """After a change: edit the open panel of each player who has something to decide."""
+        if session.spec.name != GAME:
+            return
         engine = session.engine
         if not isinstance(engine, RageState) or not session.is_open:
             for key in [key for key in self.panels if key[0] == session.id]:

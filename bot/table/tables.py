@@ -73,6 +73,8 @@ class Tables:
         self.clock = clock
         self.specs: dict[str, GameSpec] = {}
         self.publisher: Publisher = QuietPublisher()
+        # Called after every saved change, e.g. by a game that keeps private views current.
+        self.listeners: list[Callable[[TableSession], None]] = []
         self.timers = Timers(self._on_event, clock=clock, ready=ready)
         self._by_id: dict[int, TableSession] = {}
         self._by_channel: dict[int, int] = {}
@@ -134,6 +136,8 @@ class Tables:
         if not published:
             self.publisher.refresh(session)
         self._tidy(session)
+        for listener in self.listeners:
+            listener(session)
 
     def _tidy(self, session: TableSession) -> None:
         """Let the publisher delete a half-time reminder whose turn has passed (if it can)."""

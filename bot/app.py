@@ -172,7 +172,9 @@ class CardtableBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         """Open the database, load the games, restore open tables (and refresh them)."""
-        self.storage = await Storage.open(self.settings.database)
+        self.storage = await Storage.open(self.settings.storage_target)
+        # Before any table is restored: on PostgreSQL a shard another process owns stops us.
+        await self.storage.claim_shards(self.claimed_shards())
         self.languages = GuildLanguages(self.storage)
         self.tables = Tables(self.storage, clock=now, ready=self.wait_until_ready)
         self.publisher = DiscordPublisher(self)
@@ -183,6 +185,11 @@ class CardtableBot(commands.Bot):
         for extension in self.extensions_to_load:
             await self.load_extension(extension)
         await self.tables.restore()
+
+    def claimed_shards(self) -> list[int]:
+        """The shards this process runs: its shard ids, or shard 0 when it runs unsharded."""
+        ids = getattr(self, "shard_ids", None)
+        return sorted(ids) if ids else [0]
 
     async def route_click(self, interaction: discord.Interaction, click: Click) -> None:
         """Hand a table component's click to its game's cog."""

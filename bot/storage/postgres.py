@@ -12,7 +12,6 @@ import functools
 import logging
 from collections.abc import Sequence
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg  # type: ignore[import-untyped]
 
@@ -68,17 +67,6 @@ def numbered(sql: str) -> str:
             continue
         out.append(char)
     return "".join(out)
-
-
-def redacted(url: str) -> str:
-    """The URL without its password, for messages and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host += f":{parts.port}"
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
 class _Transaction:
@@ -145,15 +133,16 @@ class PostgresStorage(Storage):
 
     @property
     def url(self) -> str:
-        """The database's URL (with its password: never log it, see ``redacted``)."""
+        """The database's URL (with its password: never log it)."""
         return self._url
 
     async def close(self) -> None:
-        """Give up the shards claimed, then close the pool."""
+        """Give up the shards claimed, then close the pool (again is harmless)."""
         if self._claim is not None:
             await self._claim.close()
             self._claim = None
-        await self._pool.close()
+        if not self._pool.is_closing():
+            await self._pool.close()
 
     async def schema_version(self) -> int:
         """The schema version the database is at."""
@@ -202,7 +191,7 @@ class PostgresStorage(Storage):
             for shard in taken:
                 await self._claim.fetchval("SELECT pg_advisory_unlock($1, $2)", LOCK_KEY, shard)
             raise ShardClaimed(held)
-        log.info("claimed shards %s on %s", taken, redacted(self._url))
+        log.info("claimed shards %s", taken)
 
     async def read(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of a read-only query (the records' history, stats and leaderboards)."""

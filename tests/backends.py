@@ -60,8 +60,9 @@ def unavailable(reason: str) -> None:
 class TemporaryServer:
     """A PostgreSQL cluster of its own in a temporary folder, reachable by a Unix socket."""
 
-    def __init__(self, binaries: Path) -> None:
+    def __init__(self, binaries: Path, *, durable: bool = False) -> None:
         self.binaries = binaries
+        self.durable = durable
         self.folder = Path(tempfile.mkdtemp(prefix="cardtable-pg-"))
         self.data = self.folder / "data"
         # initdb refuses to run as root: run the server as the `postgres` account then.
@@ -93,8 +94,10 @@ class TemporaryServer:
             "cardtable",
             "--no-sync",
         )
-        # Test data is thrown away: durability settings off, no TCP port opened.
-        options = f"-k {self.folder} -c listen_addresses= -c fsync=off -c full_page_writes=off"
+        # No TCP port opened. Test data is thrown away: durability off, unless measuring.
+        options = f"-k {self.folder} -c listen_addresses="
+        if not self.durable:
+            options += " -c fsync=off -c full_page_writes=off"
         self._run(
             str(self.binaries / "pg_ctl"),
             "-D",

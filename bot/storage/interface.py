@@ -100,8 +100,19 @@ class Storage(ABC):
         if record.id is None:
             raise ValueError("save_table needs a table that was created first")
         expected = record.revision if expect_revision is None else expect_revision
-        await self._transaction(work.update_table, record, move, expected, time.time(), result)
+        await self._save(record, move, expected, time.time(), result)
         record.revision = expected + 1
+
+    async def _save(
+        self,
+        record: TableRecord,
+        move: tuple[str, str] | None,
+        expected: int,
+        now: float,
+        result: GameResult | None,
+    ) -> None:
+        """The save itself (bot.storage.work.update_table); a backend may do it faster."""
+        await self._transaction(work.update_table, record, move, expected, now, result)
 
     async def record_game(self, result: GameResult) -> dict[str, float]:
         """Keep a game that ended outside a table save (back-fills); its rating changes."""

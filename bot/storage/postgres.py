@@ -15,8 +15,9 @@ from typing import Any, TypeVar
 
 import asyncpg  # type: ignore[import-untyped]
 
+from bot.records.results import GameResult
 from bot.storage import work
-from bot.storage.base import Dialect, SchemaTooNew, ShardClaimed
+from bot.storage.base import Dialect, SchemaTooNew, ShardClaimed, StaleWrite, TableRecord
 from bot.storage.interface import Storage, Work
 from bot.storage.schema import MIGRATIONS, postgres_ddl
 
@@ -67,6 +68,19 @@ def numbered(sql: str) -> str:
             continue
         out.append(char)
     return "".join(out)
+
+
+# A move and the state it produced in one statement: one round trip, atomic on its own.
+# Data-modifying WITH parts always run to completion, so the move is logged exactly when
+# the revision matched; the count says whether it did.
+SAVE_WITH_MOVE = numbered(
+    f"WITH updated AS ({work.UPDATE_TABLE} RETURNING id),"
+    " logged AS (INSERT INTO moves (table_id, move_number, player, action, at)"
+    " SELECT id, CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT),"
+    " CAST(? AS DOUBLE PRECISION) FROM updated RETURNING 1)"
+    " SELECT COUNT(*) FROM updated"
+)
+SAVE = numbered(work.UPDATE_TABLE)
 
 
 class _Transaction:
@@ -196,6 +210,30 @@ class PostgresStorage(Storage):
     async def read(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of a read-only query (the records' history, stats and leaderboards)."""
         return list(await self._pool.fetch(numbered(query), *params))
+
+    async def _save(
+        self,
+        record: TableRecord,
+        move: tuple[str, str] | None,
+        expected: int,
+        now: float,
+        result: GameResult | None,
+    ) -> None:
+        """A move (or a lobby change) is one statement and one round trip; the end of a
+        game, with its records and ratings, is the shared multi-statement transaction."""
+        if result is not None:
+            await super()._save(record, move, expected, now, result)
+            return
+        params = (*work.columns_of(record), now, record.id, expected)
+        if move is None:
+            tag = await self._pool.execute(SAVE, *params)
+            changed = int(str(tag).rsplit(" ", 1)[-1])
+        else:
+            changed = await self._pool.fetchval(
+                SAVE_WITH_MOVE, *params, record.move_number, move[0], move[1], now
+            )
+        if changed != 1:
+            raise StaleWrite(f"table {record.id} is no longer at revision {expected}")
 
     async def _transaction(self, unit: Work[T], *args: Any) -> T:
         """Run the unit of work in one transaction on a pooled connection."""

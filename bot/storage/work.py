@@ -16,7 +16,7 @@ from bot.storage.base import ChannelBusy, StaleWrite, TableRecord, Transaction
 from bot.storage.schema import Migration, Rewrite, dump, statements
 
 
-def _columns(record: TableRecord) -> tuple[Any, ...]:
+def columns_of(record: TableRecord) -> tuple[Any, ...]:
     """The columns a save writes, in the order both the INSERT and the UPDATE name them."""
     return (
         record.message_id,
@@ -51,13 +51,21 @@ async def insert_table(tx: Transaction, record: TableRecord, now: float) -> int:
             record.game,
             record.guild_id,
             record.channel_id,
-            *_columns(record),
+            *columns_of(record),
             now,
             now,
         )
     except tx.dialect.unique_violation:
         raise ChannelBusy(record.channel_id) from None
     return int(rows[0][0])
+
+
+# A save: the columns (columns_of), the time, then the id and the revision it replaces.
+UPDATE_TABLE = (
+    "UPDATE tables SET message_id = ?, host_id = ?, status = ?, options = ?,"
+    " seats = ?, state = ?, move_number = ?, meta = ?, updated_at = ?,"
+    " revision = revision + 1 WHERE id = ? AND revision = ?"
+)
 
 
 async def update_table(
@@ -74,10 +82,8 @@ async def update_table(
         if changes:
             record.meta = {**record.meta, "rating_changes": changes}
     changed = await tx.execute(
-        "UPDATE tables SET message_id = ?, host_id = ?, status = ?, options = ?,"
-        " seats = ?, state = ?, move_number = ?, meta = ?, updated_at = ?,"
-        " revision = revision + 1 WHERE id = ? AND revision = ?",
-        *_columns(record),
+        UPDATE_TABLE,
+        *columns_of(record),
         now,
         record.id,
         expected,

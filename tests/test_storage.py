@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import warnings
 from collections.abc import AsyncIterator
 
@@ -523,5 +524,71 @@ async def test_second_claim_of_a_shard_is_refused(storage: Storage, backend: Bac
         await other.claim_shards([4, 5])
         await storage.close()  # the first process stops: its shards are free again
         await other.claim_shards([0, 1])
+    finally:
+        await other.close()
+
+
+# -- the upgrade path -----------------------------------------------------------------------
+
+
+async def test_older_schema_is_upgraded_in_place(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database left at v3 by an older bot reaches the latest version, its rows converted."""
+    import bot.storage.postgres
+    import bot.storage.sqlite
+
+    for module in (bot.storage.sqlite, bot.storage.postgres):
+        monkeypatch.setattr(module, "MIGRATIONS", MIGRATIONS[:3])
+    old = await backend.open()
+    await old.close()
+    assert await backend.schema_version() == 3
+    # v3 renamed `extra` to `meta` but kept its old keys; the next step converts them.
+    await backend.execute(
+        "INSERT INTO tables (id, game, guild_id, channel_id, host_id, status, options, seats,"
+        " meta, created_at, updated_at) VALUES (7, 'nothanks', 1, 100, 11, 'lobby', '{}',"
+        " '[11]', ?, 1.0, 2.0)",
+        '{"names": {"11": "Ann"}, "bots": {"22": "hard"}, "expired": true, "junk": 1}',
+    )
+    monkeypatch.undo()
+    storage = await backend.open()
+    try:
+        assert await storage.schema_version() == LATEST
+        loaded = await storage.get_table(7)
+        assert loaded is not None
+        assert loaded.meta == {
+            "names": {"11": "Ann"},
+            "computers": {"22": "hard"},
+            "closed_reason": "expired",
+        }
+        # The records' tables arrived too, and the upgraded database takes new tables.
+        assert {"games", "game_players", "ratings"} <= await backend.table_names()
+        fresh = await storage.create_table(lobby(200))
+        assert fresh.id is not None and fresh.id != 7
+    finally:
+        await storage.close()
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+async def test_lost_claim_is_reported(
+    storage: Storage, backend: Backend, caplog: pytest.LogCaptureFixture
+) -> None:
+    """If the server drops the claim's connection, the process says so at CRITICAL."""
+    await storage.claim_shards([5])
+    with caplog.at_level(logging.CRITICAL, logger="bot.storage.postgres"):
+        await backend.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_locks"
+            " WHERE locktype = 'advisory' AND objid = 5 AND pid <> pg_backend_pid()"
+        )
+        for _ in range(100):
+            if caplog.records:
+                break
+            await asyncio.sleep(0.05)
+    assert [r.getMessage() for r in caplog.records] == [
+        "lost the database connection holding shards [5]: restart this process"
+    ]
+    other = await reopen(backend)
+    try:
+        await other.claim_shards([5])  # free again: the server let go with the connection
     finally:
         await other.close()

@@ -130,6 +130,7 @@ class PostgresStorage(Storage):
         self._url = url
         self._pool = pool
         self._claim: asyncpg.Connection | None = None
+        self._claimed: list[int] = []
 
     @classmethod
     async def connect(cls, url: str, *, pool_size: int = POOL_SIZE) -> PostgresStorage:
@@ -153,8 +154,8 @@ class PostgresStorage(Storage):
     async def close(self) -> None:
         """Give up the shards claimed, then close the pool (again is harmless)."""
         if self._claim is not None:
-            await self._claim.close()
-            self._claim = None
+            claim, self._claim = self._claim, None
+            await claim.close()
         if not self._pool.is_closing():
             await self._pool.close()
 
@@ -196,6 +197,7 @@ class PostgresStorage(Storage):
         """
         if self._claim is None:
             self._claim = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+            self._claim.add_termination_listener(self._claim_lost)
         taken: list[int] = []
         held: list[int] = []
         for shard in sorted(set(shard_ids)):
@@ -205,7 +207,19 @@ class PostgresStorage(Storage):
             for shard in taken:
                 await self._claim.fetchval("SELECT pg_advisory_unlock($1, $2)", LOCK_KEY, shard)
             raise ShardClaimed(held)
+        self._claimed = sorted({*self._claimed, *taken})
         log.info("claimed shards %s", taken)
+
+    def _claim_lost(self, connection: object) -> None:
+        """The claim's connection died (not closed by us): the shards are no longer ours."""
+        if self._claim is None:
+            return  # closed on purpose
+        self._claim = None
+        # Another process may now claim these shards; saves stay safe (revisions), but
+        # timers could run twice. Say so loudly: the operator restarts this process.
+        log.critical(
+            "lost the database connection holding shards %s: restart this process", self._claimed
+        )
 
     async def read(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of a read-only query (the records' history, stats and leaderboards)."""

@@ -83,6 +83,8 @@ class CardtableBot(commands.Bot):
         self.extensions_to_load = extensions
         # Each game's cog registers itself here, so a click finds its game by name.
         self.table_cogs: dict[str, ClickHandler] = {}
+        # `python -m bot sync` turns this off: it runs beside the bot that owns the shards.
+        self.claims_shards = True
 
     async def on_error(self, event_method: str, /, *args: object, **kwargs: object) -> None:
         """Log an unexpected error with its context and traceback (called inside ``except``)."""
@@ -174,7 +176,8 @@ class CardtableBot(commands.Bot):
         """Open the database, load the games, restore open tables (and refresh them)."""
         self.storage = await Storage.open(self.settings.storage_target)
         # Before any table is restored: on PostgreSQL a shard another process owns stops us.
-        await self.storage.claim_shards(self.claimed_shards())
+        if self.claims_shards:
+            await self.storage.claim_shards(self.claimed_shards())
         self.languages = GuildLanguages(self.storage)
         self.tables = Tables(self.storage, clock=now, ready=self.wait_until_ready)
         self.publisher = DiscordPublisher(self)

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 import bot.__main__ as cli
+from bot.app import CardtableBot, create_bot
 from bot.records.results import GameResult, PlayerResult
+from bot.settings import Settings
 from bot.stats import player_stats
-from bot.storage import MIGRATIONS, Storage, TableRecord
+from bot.storage import MIGRATIONS, ShardClaimed, Storage, TableRecord
 from tests.backends import Backend
 from tests.test_cli import EXIT_CONFIG, TOKEN, assert_config_error, run_bot
 
@@ -177,3 +179,31 @@ def test_migrate_to_postgres_needs_both_databases(tmp_path: Path) -> None:
         tmp_path, "migrate-to-postgres", CARDTABLE_DATABASE=str(tmp_path / "x.db"), DATABASE_URL=url
     )
     assert_config_error(missing_file, "CARDTABLE_DATABASE")
+
+
+async def test_sync_runs_beside_the_bot_that_owns_the_shards(
+    tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`python -m bot sync` opens the database but claims no shard; the bot itself does."""
+
+    async def offline_login(self: CardtableBot, token: str) -> None:
+        await self.setup_hook()  # what discord.py's login does after the HTTP login
+
+    async def published(self: CardtableBot, guild_id: int | None = None) -> int:
+        return 3
+
+    monkeypatch.setattr(CardtableBot, "login", offline_login)
+    monkeypatch.setattr(CardtableBot, "sync_commands", published)
+    settings = Settings(token=TOKEN, database=tmp_path / "db", database_url=postgres_url)
+    running = await Storage.open(postgres_url)
+    try:
+        await running.claim_shards([0])
+        assert await cli.sync(settings, None) == 3
+        second = create_bot(settings)
+        try:
+            with pytest.raises(ShardClaimed):
+                await second.login(TOKEN)
+        finally:
+            await second.close()
+    finally:
+        await running.close()

@@ -9,6 +9,7 @@ import pytest
 from simcord import Env
 
 from bot.app import CardtableBot
+from bot.history import load_game, recent_games
 from bot.settings import Settings
 from bot.stats import player_stats
 from bot.storage.postgres import PostgresStorage
@@ -48,4 +49,9 @@ async def test_game_survives_a_restart_on_postgres(
     first = table.players[0]
     stats = await player_stats(storage, table.guild.id, "nothanks", str(first.id))
     assert stats.games == 1
+    history = await recent_games(storage, table.guild.id, 0, 10)
+    assert [game.table_id for game in history] == [table.table_id]
+    stored = await load_game(storage, table.guild.id, table.table_id)
+    assert stored is not None and len(stored.moves) == len(moves)
+    assert stored.seats == history[0].seats
     assert not (tmp_path / "cardtable.db").exists()

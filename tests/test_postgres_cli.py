@@ -199,11 +199,9 @@ async def test_sync_runs_beside_the_bot_that_owns_the_shards(
     try:
         await running.claim_shards([0])
         assert await cli.sync(settings, None) == 3
-        second = create_bot(settings)
-        try:
+        # The bot itself claims at start-up (inside `async with`, as bot.run does).
+        async with create_bot(settings) as second:
             with pytest.raises(ShardClaimed):
                 await second.login(TOKEN)
-        finally:
-            await second.close()
     finally:
         await running.close()

@@ -207,7 +207,7 @@ class CardtableBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         """Open the database, claim the shards, load the games, restore the shards' open
         tables (and refresh them)."""
-        self.storage = await Storage.open(self.settings.database)
+        self.storage = await Storage.open(self.settings.storage_target)
         if self.serve_tables:
             # Before anything is restored: a second process claiming these shards stops here.
             await self.storage.claim_shards(self.shard_set.claims())

@@ -1,8 +1,9 @@
-"""Shared fixtures: settings on a temporary database and the bot factory for SimCord."""
+"""Shared fixtures: settings on a temporary database, the bot factory for SimCord, and the
+two storage backends (SQLite in a temporary folder, a schema on a real PostgreSQL server)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from simcord import Env
 
 from bot.app import EXTENSIONS, CardtableBot, create_bot
 from bot.settings import Settings
+from tests.backends import BACKENDS, Backend, drop_schema, fresh_schema, server_url
 
 TEST_TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 
@@ -50,6 +52,30 @@ async def make_bot(
 def simcord_bot(make_bot: Callable[[], CardtableBot]) -> CardtableBot:
     """The bot under test, built by the same factory as production."""
     return make_bot()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of the PostgreSQL server of this test session (tests/backends.py)."""
+    yield from server_url()
+
+
+@pytest.fixture
+async def postgres_url(postgres_server: str) -> AsyncIterator[str]:
+    """A URL on an empty schema of its own for this test, dropped afterwards."""
+    name, url = await fresh_schema(postgres_server)
+    try:
+        yield url
+    finally:
+        await drop_schema(postgres_server, name)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Each storage backend in turn: a SQLite file, then a PostgreSQL schema."""
+    if request.param == "postgres":
+        return Backend("postgres", request.getfixturevalue("postgres_url"))
+    return Backend("sqlite", tmp_path / "cardtable.db")
 
 
 @pytest.fixture

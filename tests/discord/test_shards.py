@@ -248,7 +248,9 @@ async def test_a_process_claims_its_shards_before_it_restores_their_tables(
     that `python -m bot sync` builds claims nothing and leaves every table alone."""
     even, odd = await two_tables(simcord_env)
     calls: list[tuple[Any, ...]] = []
-    claim, read = Storage.claim_shards, Storage.open_tables
+    # The backend's class: each backend has its own claim (SQLite's is a no-op).
+    backend = type(simcord_env.bot.storage)
+    claim, read = backend.claim_shards, backend.open_tables
 
     async def claiming(self: Storage, shard_ids: Sequence[int]) -> None:
         calls.append(("claim", tuple(shard_ids)))
@@ -258,8 +260,8 @@ async def test_a_process_claims_its_shards_before_it_restores_their_tables(
         calls.append(("restore",))
         return await read(self, game)
 
-    monkeypatch.setattr(Storage, "claim_shards", claiming)
-    monkeypatch.setattr(Storage, "open_tables", reading)
+    monkeypatch.setattr(backend, "claim_shards", claiming)
+    monkeypatch.setattr(backend, "open_tables", reading)
     await simcord_env.restart_bot(shard_bot((1,)))
     assert calls == [("claim", (1,)), ("restore",)]
 

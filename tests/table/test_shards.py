@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
@@ -86,15 +84,10 @@ async def row(h: Harness, table_id: int) -> tuple[str, int, int]:
     return record.status, record.revision, record.move_number
 
 
-def behind_the_bots_back(path: Path, *statements: tuple[str, tuple[object, ...]]) -> None:
+async def behind_the_bots_back(h: Harness, *statements: tuple[str, tuple[object, ...]]) -> None:
     """Change the database directly, as an older version or a hand edit would have."""
-    connection = sqlite3.connect(path)
-    try:
-        for sql, params in statements:
-            connection.execute(sql, params)
-        connection.commit()
-    finally:
-        connection.close()
+    for sql, params in statements:
+        await h.backend.execute(sql, *params)
 
 
 @SPECS
@@ -172,8 +165,8 @@ async def test_other_shards_rows_are_neither_quarantined_nor_back_filled(h: Harn
         ended[guild] = session.id
     h.tables.close()
     # The broken table's state no longer loads; both ended games predate the records.
-    behind_the_bots_back(
-        h.path,
+    await behind_the_bots_back(
+        h,
         ("UPDATE tables SET state = ? WHERE id = ?", ('{"not": "a game"}', broken.id)),
         *(("DELETE FROM game_players WHERE table_id = ?", (i,)) for i in ended.values()),
         *(("DELETE FROM games WHERE table_id = ?", (i,)) for i in ended.values()),

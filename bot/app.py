@@ -14,6 +14,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.command_translator import CatalogueTranslator
+from bot.guild_images import GuildImages
 from bot.health import heartbeat_path, write_heartbeat
 from bot.interactions import answer_error
 from bot.languages import GuildLanguages
@@ -67,6 +68,7 @@ class CardtableBot(commands.Bot):
     storage: Storage
     tables: Tables
     languages: GuildLanguages
+    images: GuildImages
     publisher: DiscordPublisher
 
     def __init__(self, settings: Settings, *, extensions: tuple[str, ...] = EXTENSIONS) -> None:
@@ -174,6 +176,7 @@ class CardtableBot(commands.Bot):
         """Open the database, load the games, restore open tables (and refresh them)."""
         self.storage = await Storage.open(self.settings.database)
         self.languages = GuildLanguages(self.storage)
+        self.images = GuildImages(self.storage)
         self.tables = Tables(self.storage, clock=now, ready=self.wait_until_ready)
         self.publisher = DiscordPublisher(self)
         self.tables.publisher = self.publisher
@@ -201,6 +204,9 @@ class CardtableBot(commands.Bot):
         languages = getattr(self, "languages", None)
         if languages is not None:
             languages.close()
+        images = getattr(self, "images", None)
+        if images is not None:
+            images.close()
         await super().close()
         storage = getattr(self, "storage", None)
         if storage is not None:

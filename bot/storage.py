@@ -155,6 +155,9 @@ MIGRATIONS: Sequence[Migration] = (
     );
     CREATE INDEX ratings_board ON ratings (guild_id, game, is_computer, games);
     """,
+    # v5: whether a server's table messages carry a picture of the table; NULL is the
+    # default (on), 0 is off (/cardtable images).
+    "ALTER TABLE guild_settings ADD COLUMN images INTEGER",
 )
 
 
@@ -429,6 +432,29 @@ class Storage:
                     "INSERT INTO guild_settings (guild_id, language) VALUES (?, ?)"
                     " ON CONFLICT (guild_id) DO UPDATE SET language = excluded.language",
                     (guild_id, language),
+                )
+                await self._db.commit()
+            except BaseException:
+                await self._db.rollback()
+                raise
+
+    async def get_guild_images(self, guild_id: int) -> bool | None:
+        """Whether a server's table messages show pictures; None if it never chose."""
+        async with self._db.execute(
+            "SELECT images FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return None if row is None or row["images"] is None else bool(row["images"])
+
+    async def set_guild_images(self, guild_id: int, images: bool) -> None:
+        """Store whether a server's table messages show pictures of the table."""
+        async with self._write:
+            try:
+                # An upsert keeps the server's other settings (its language) as they are.
+                await self._db.execute(
+                    "INSERT INTO guild_settings (guild_id, images) VALUES (?, ?)"
+                    " ON CONFLICT (guild_id) DO UPDATE SET images = excluded.images",
+                    (guild_id, int(images)),
                 )
                 await self._db.commit()
             except BaseException:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,9 @@ log = logging.getLogger(__name__)
 # edits keep a restart's refresh of many tables from hogging the connection.
 DRAIN_TASKS = 4
 RETRY_DELAYS = (1.0, 5.0, 15.0)
+# After Discord refused a picture in a channel (no Attach Files), its tables show text
+# only for this long before a picture is tried again (the permission may be granted).
+NO_PICTURES_FOR = 600.0
 
 
 async def _shown() -> bool:
@@ -76,6 +80,7 @@ class DiscordPublisher:
         self._carried: dict[int, str | None] = {}  # message id -> key of the picture on it
         # One edit at a time per message, so "which picture does it carry" stays true.
         self._message_locks: dict[int, asyncio.Lock] = {}
+        self._refused: dict[int, float] = {}  # channel id -> when a picture was refused
 
     # -- what a table looks like ----------------------------------------------------------
 
@@ -99,7 +104,11 @@ class DiscordPublisher:
         locale = self.table_locale(session)
         fields = public_message(public, session.spec.renderer, locale)
         embed = fields.get("embed")
-        if embed is None or not self.bot.images.images_for(session.record.guild_id):
+        if (
+            embed is None
+            or not self.bot.images.images_for(session.record.guild_id)
+            or self._refused_lately(session.channel_id)
+        ):
             return fields, None
         try:
             picture = public_picture(public, session.spec.renderer, locale)
@@ -139,6 +148,55 @@ class DiscordPublisher:
         finally:
             self._painting.pop(picture.key, None)
 
+    def _refused_lately(self, channel_id: int) -> bool:
+        refused = self._refused.get(channel_id)
+        return refused is not None and time.monotonic() - refused < NO_PICTURES_FOR
+
+    def _refuse(self, session: TableSession, error: discord.Forbidden) -> None:
+        """Discord refused the picture here (no Attach Files): show text for a while."""
+        log.warning(
+            "cannot attach the picture of %s table %s in channel %s (%s); showing text only",
+            session.spec.name,
+            session.id,
+            session.channel_id,
+            error,
+        )
+        self._refused[session.channel_id] = time.monotonic()
+
+    @staticmethod
+    def text_only(fields: MessageFields) -> MessageFields:
+        """The same message without its picture."""
+        fields = {key: value for key, value in fields.items() if key not in ("file", "attachments")}
+        embed = fields.get("embed")
+        if embed is not None:
+            embed.set_image(url=None)
+        return fields
+
+    async def _edit_carrying(
+        self,
+        session: TableSession,
+        message_id: int,
+        fields: MessageFields,
+        picture: TablePicture | None,
+        edit: Callable[..., Awaitable[Any]],
+    ) -> Any:
+        """Edit a message, uploading the picture only if it changed; text if it is refused."""
+        uploads = picture is not None and self._carried.get(message_id, _UNKNOWN) != picture.key
+        try:
+            result = await edit(**self.for_edit(message_id, dict(fields), picture))
+        except discord.Forbidden as error:
+            self._carried.pop(message_id, None)
+            if not uploads:
+                raise
+            self._refuse(session, error)
+            picture = None
+            result = await edit(**self.for_edit(message_id, self.text_only(fields), None))
+        except BaseException:
+            self._carried.pop(message_id, None)  # it may or may not have changed
+            raise
+        self.carries(message_id, picture)
+        return result
+
     def _lock(self, message_id: int) -> asyncio.Lock:
         return self._message_locks.setdefault(message_id, asyncio.Lock())
 
@@ -166,12 +224,11 @@ class DiscordPublisher:
             return
         async with self._lock(message_id):
             fields, picture = await self.message(session)
-            try:
-                await self.edit(session, **self.for_edit(message_id, fields, picture))
-            except BaseException:
-                self._carried.pop(message_id, None)  # it may or may not have changed
-                raise
-            self.carries(message_id, picture)
+
+            async def edit(**changes: Any) -> None:
+                await self.edit(session, **changes)
+
+            await self._edit_carrying(session, message_id, fields, picture, edit)
 
     async def answer_click(self, reply: Any, session: TableSession) -> bool:
         """Answer a click on the table message by editing it to the current state."""
@@ -180,13 +237,8 @@ class DiscordPublisher:
             return bool(await reply.edit(**self.render(session)))
         async with self._lock(message_id):
             fields, picture = await self.message(session)
-            try:
-                done = bool(await reply.edit(**self.for_edit(message_id, fields, picture)))
-            except BaseException:
-                self._carried.pop(message_id, None)
-                raise
-            self.carries(message_id, picture)
-            return done
+            done = await self._edit_carrying(session, message_id, fields, picture, reply.edit)
+            return bool(done)
 
     async def sendable(self, session: TableSession) -> tuple[MessageFields, TablePicture | None]:
         """The table as a new message: its fields with the picture as a file to upload."""
@@ -194,6 +246,19 @@ class DiscordPublisher:
         if picture is not None:
             fields["file"] = picture.file()
         return fields, picture
+
+    async def send_table(
+        self, session: TableSession, send: Callable[..., Awaitable[Any]]
+    ) -> tuple[Any, TablePicture | None]:
+        """Post the table with ``send``; as text if the picture is refused. (result, picture)"""
+        fields, picture = await self.sendable(session)
+        try:
+            return await send(**fields), picture
+        except discord.Forbidden as error:
+            if picture is None:
+                raise
+            self._refuse(session, error)
+            return await send(**self.text_only(fields)), None
 
     # -- the public message ---------------------------------------------------------------
 
@@ -271,9 +336,8 @@ class DiscordPublisher:
         channel = self.bot.get_partial_messageable(
             session.channel_id, guild_id=session.record.guild_id
         )
-        fields, picture = await self.sendable(session)
         try:
-            message = await channel.send(**fields)
+            message, picture = await self.send_table(session, channel.send)
         except discord.HTTPException as error:
             log.error(
                 "cannot show %s table %s in channel %s: %s",

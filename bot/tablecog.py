@@ -348,8 +348,8 @@ class GameTableCog(commands.Cog):
         require_permissions(interaction)
         old_message = session.record.message_id
         async with session.lock:
-            fields, picture = await self.bot.publisher.sendable(session)
-            sent = await interaction.response.send_message(**fields)
+            send = interaction.response.send_message
+            sent, picture = await self.bot.publisher.send_table(session, send)
             message_id = sent.message_id
             if message_id is None:
                 message_id = (await interaction.original_response()).id

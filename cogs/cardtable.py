@@ -172,8 +172,8 @@ class Cardtable(commands.Cog, name=COG_NAME):
         else:
             current = language_name(language_of(interaction.guild_locale))
             line = t("settings.about.language_default", locale, language=current)
-        images = "on" if self.images.images_for(interaction.guild_id) else "off"
-        pictures = t(f"settings.about.images_{images}", locale)
+        shown = self.images.images_for(interaction.guild_id)
+        pictures = t("settings.about.images_on" if shown else "settings.about.images_off", locale)
         await interaction.response.send_message(
             f"{t('settings.about.text', locale)}\n{line}\n{pictures}", ephemeral=True
         )

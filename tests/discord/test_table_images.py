@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import discord
@@ -155,3 +156,29 @@ async def test_rage_picture_is_the_public_trick_and_never_a_hand(simcord_env: En
     hand = await table.hand(table.actor(player))
     assert not hand.attachments
     assert not any(embed.image.url for embed in getattr(hand, "embeds", []))
+
+
+async def test_a_refused_picture_falls_back_to_text(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Where Discord refuses the upload (no Attach Files), the table is shown as text at
+    once, the refusal is logged, and the channel's next messages skip the picture."""
+    table = await open_table(simcord_env, 3)
+    publisher = simcord_env.bot.publisher
+    real_edit = publisher.edit
+
+    async def no_uploads(session: Any, **fields: Any) -> None:
+        if any(isinstance(item, discord.File) for item in fields.get("attachments", [])):
+            response = SimpleNamespace(status=403, reason="Forbidden")
+            raise discord.Forbidden(response, "Missing Permissions")  # type: ignore[arg-type]
+        await real_edit(session, **fields)
+
+    monkeypatch.setattr(publisher, "edit", no_uploads)
+    publisher._carried.clear()  # as after a restart: the next edit uploads
+    with caplog.at_level(logging.WARNING, logger="bot.publisher"):
+        await publisher.show(table.session)
+    assert picture_of(simcord_env, table.message) is None
+    assert table.embed.fields
+    assert any("cannot attach the picture" in r.getMessage() for r in caplog.records)
+    fields, picture = await publisher.message(table.session)
+    assert picture is None and fields["embed"].image.url is None

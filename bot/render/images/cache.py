@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-FILENAME = "table.png"
+FILENAME = "table-picture.png"
 
 
 @dataclass(frozen=True, slots=True)

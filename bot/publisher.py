@@ -380,6 +380,7 @@ class DiscordPublisher:
             "content": t("table.reposted", locale, link=session.jump_url),
             "embed": None,
             "view": None,
+            "attachments": [],  # its picture would otherwise stay, shown as a plain file
         }
 
     async def edit_message(self, session: TableSession, message_id: int, **fields: Any) -> None:

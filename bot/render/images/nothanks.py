@@ -14,7 +14,7 @@ from PIL import ImageDraw
 from bot.engines.nothanks import PlayerView, rank_standings, runs, score
 from bot.i18n import t
 from bot.render.images import cards as c
-from bot.render.images.fonts import draw_text
+from bot.render.images.fonts import draw_text, text_width, two_lines
 from bot.table.spec import TableFacts
 
 MARGIN = 28
@@ -230,6 +230,13 @@ def _draw_row(draw: ImageDraw.ImageDraw, row: Row, top: float) -> float:
     return height
 
 
+def _fitting(text: str, size: int, width: float, *, bold: bool = False) -> int:
+    """The largest size, down to 18 px, at which a label fits its width."""
+    while size > 18 and text_width(text, size, bold) > width:
+        size -= 2
+    return size
+
+
 def _chips_on(draw: ImageDraw.ImageDraw, count: int, cx: float, cy: float) -> None:
     """The chips lying on the face-up card: a small heap, up to ten drawn."""
     spots = [
@@ -250,7 +257,7 @@ def _chips_on(draw: ImageDraw.ImageDraw, count: int, cx: float, cy: float) -> No
 
 def table_png(scene: TableScene) -> bytes:
     """The live table as a PNG."""
-    head = BIG_H + 2 * MARGIN + 28
+    head = BIG_H + 2 * MARGIN + 48
     rows_height = sum(_row_height(row) + ROW_GAP for row in scene.rows)
     image, draw = c.canvas(int(head + 16 + rows_height + MARGIN))
     draw.rectangle((0, 0, c.WIDTH, head - 10), fill=c.FELT_DARK)
@@ -259,28 +266,34 @@ def table_png(scene: TableScene) -> bytes:
     if scene.card is not None:
         c.number_card(draw, (x0, y0, x0 + BIG_W, y0 + BIG_H), scene.card, 84, number_at=0.36)
         _chips_on(draw, scene.chips_on_card, x0 + BIG_W / 2, y0 + BIG_H - 34)
+    label_y = y0 + BIG_H + 24
+    cx = x0 + BIG_W / 2
+    size = _fitting(scene.chips_label, 26, 2 * cx - 8, bold=True)
     draw_text(
         draw,
-        (x0 + BIG_W / 2, y0 + BIG_H + 24),
+        (cx, label_y),
         scene.chips_label,
-        26,
+        size,
         c.WHITE,
         bold=True,
         anchor="m",
+        max_width=2 * cx - 8,
     )
     # The face-down pile and how many cards are left in it.
-    px, py = x0 + BIG_W + 70, y0 + 30
+    px, py = x0 + BIG_W + 90, y0 + 30
     backs = min(scene.pile, 4)
     for index in range(backs):
         off = (backs - 1 - index) * 6
         c.card_back(draw, (px + off, py - off, px + off + 118, py - off + 164))
     if scene.pile:
         draw_text(draw, (px + 59, py + 82), str(scene.pile), 52, c.WHITE, bold=True, anchor="m")
-    draw_text(draw, (px + 62, y0 + BIG_H + 24), scene.pile_label, 24, c.MUTED, anchor="m")
+    pile_width = 2 * (px + 62 - (2 * cx - 4 + 12))
+    for line_no, line in enumerate(two_lines(scene.pile_label, 22, pile_width)):
+        draw_text(draw, (px + 62, label_y + 26 * line_no), line, 22, c.MUTED, anchor="m")
     # Whose turn it is, on the right.
     active = next((row for row in scene.rows if row.marked), None)
     if active is not None:
-        tx = px + 118 + 60
+        tx = px + 118 + 50
         room = c.WIDTH - MARGIN - tx
         c.badge(draw, (tx, y0 + 70), scene.turn_label, 24, c.ACTIVE, c.INK, anchor="l")
         draw_text(draw, (tx, y0 + 124), active.name, 34, c.WHITE, bold=True, max_width=room)

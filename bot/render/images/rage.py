@@ -182,7 +182,11 @@ def trick_scene(facts: TableFacts, view: RageView, locale: object) -> TrickScene
         led=None if led is None else led.code,
         cards=cards,
         best_label=best_label,
-        empty_label=t("images.rage.waiting", locale),
+        empty_label=(
+            t("images.rage.leads", locale, player=facts.plain_name(view.leader))
+            if view.phase is Phase.PLAYING
+            else t("images.rage.waiting", locale)
+        ),
     )
 
 
@@ -285,6 +289,7 @@ def trick_png(scene: TrickScene) -> bytes:
             30,
             c.MUTED,
             anchor="m",
+            max_width=c.WIDTH - 2 * MARGIN,
         )
     for index, laid in enumerate(scene.cards):
         line, column = divmod(index, PER_LINE)

@@ -138,7 +138,10 @@ class DiscordPublisher:
         self._painting[picture.key] = future
         try:
             png = await asyncio.to_thread(self.pictures.paint, picture)
-        except BaseException as error:
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except Exception as error:
             future.set_exception(error)
             future.exception()  # retrieved here: the caller below re-raises it
             raise

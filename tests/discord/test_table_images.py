@@ -182,3 +182,19 @@ async def test_a_refused_picture_falls_back_to_text(
     assert any("cannot attach the picture" in r.getMessage() for r in caplog.records)
     fields, picture = await publisher.message(table.session)
     assert picture is None and fields["embed"].image.url is None
+
+
+async def test_final_board_carries_the_final_picture(simcord_env: Env) -> None:
+    """When the game ends, the final board's message carries the final picture, painted
+    from the public view of the finished game (the removed cards revealed)."""
+    table = await open_table(simcord_env, 3)
+    while table.running:
+        await table.click(table.active(), choose(table.game))
+    game = table.game
+    assert game.is_over
+    expected = nothanks_pictures.final_png(
+        nothanks_pictures.final_scene(table.session.facts(), game.view(None), "en")
+    )
+    await until(simcord_env, lambda: picture_of(simcord_env, table.message) == expected)
+    (attachment,) = table.message.attachments
+    assert attachment.description and "final" in attachment.description

@@ -317,9 +317,10 @@ def trick_png(scene: TrickScene) -> bytes:
             )
         if laid.best:
             draw.rounded_rectangle(
-                (box[0] - 9, box[1] - 9, box[0] + 40, box[1] + 40), radius=20, fill=c.GOLD
+                (box[2] - 40, box[1] - 9, box[2] + 9, box[1] + 40), radius=20, fill=c.GOLD
             )
-            draw_text(draw, (box[0] + 14, box[1] + 14), "★", 30, c.INK, anchor="m")
+            # Top right: the card's own symbols sit in the other two corners.
+            draw_text(draw, (box[2] - 15, box[1] + 15), "♛", 30, c.INK, anchor="m")
             c.badge(
                 draw,
                 (cx, top + CARD_H + 26 + 26 * len(names) + 8),

@@ -43,8 +43,8 @@ def configure_logging(settings: Settings) -> None:
 
 
 async def sync(settings: Settings, guild_id: int | None) -> int:
-    """Log in, publish the slash commands, and log out."""
-    bot = create_bot(settings)
+    """Log in, publish the slash commands, and log out (the tables are left to the bot)."""
+    bot = create_bot(settings, serve_tables=False)
     async with bot:
         await bot.login(settings.token)
         return await bot.sync_commands(guild_id)

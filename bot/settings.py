@@ -16,6 +16,9 @@ TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("", "0", "false", "no", "off")
+# Far above any real bot's shard count: a stray digit in SHARD_COUNT would otherwise make
+# discord.py open that many gateway connections (and SHARD_IDS expand to that many ids).
+MAX_SHARD_COUNT = 100_000
 
 
 class ConfigError(Exception):
@@ -32,13 +35,18 @@ class Settings:
     dev_guild_id: int | None = None
     owner_ids: frozenset[int] = frozenset()
     http_debug: bool = False
+    # None: discord.py asks Discord for the count and this process runs every shard.
+    shard_count: int | None = None
+    # None: every shard of shard_count; otherwise the ones this process runs, ascending.
+    shard_ids: tuple[int, ...] | None = None
 
     def __repr__(self) -> str:
         # The token must never reach a log line or a traceback.
         return (
             f"Settings(token=<hidden>, database={str(self.database)!r}, "
             f"log_level={self.log_level!r}, dev_guild_id={self.dev_guild_id!r}, "
-            f"owner_ids={sorted(self.owner_ids)!r}, http_debug={self.http_debug!r})"
+            f"owner_ids={sorted(self.owner_ids)!r}, http_debug={self.http_debug!r}, "
+            f"shard_count={self.shard_count!r}, shard_ids={self.shard_ids!r})"
         )
 
 
@@ -136,6 +144,58 @@ def _optional_int(environ: Mapping[str, str], name: str) -> int | None:
     return int(raw)
 
 
+def parse_shard_count(raw: str) -> int | None:
+    """SHARD_COUNT: empty for Discord's choice, else a whole number from 1."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_SHARD_COUNT:
+        raise ConfigError(
+            f"SHARD_COUNT must be a whole number from 1 to {MAX_SHARD_COUNT}, not {raw!r}"
+        )
+    return int(raw)
+
+
+def parse_shard_ids(raw: str, count: int) -> tuple[int, ...]:
+    """SHARD_IDS such as ``0-3`` or ``0,2,5-7``: ids and inclusive ranges, each id once."""
+    ids: set[int] = set()
+    for part in raw.split(","):
+        item = part.strip()
+        if not item:
+            raise ConfigError(f"SHARD_IDS has an empty entry in {raw.strip()!r}")
+        low_text, dash, high_text = (text.strip() for text in item.partition("-"))
+        if not low_text.isdigit() or (dash and not high_text.isdigit()):
+            raise ConfigError(
+                f"SHARD_IDS entry {item!r} is neither a shard id nor a range like 0-3"
+            )
+        low = int(low_text)
+        high = int(high_text) if dash else low
+        if high < low:
+            raise ConfigError(f"SHARD_IDS range {item!r} runs backwards")
+        if high >= count:
+            raise ConfigError(
+                f"SHARD_IDS entry {item!r} is outside 0-{count - 1} (SHARD_COUNT is {count})"
+            )
+        repeated = ids.intersection(range(low, high + 1))
+        if repeated:
+            raise ConfigError(f"SHARD_IDS lists shard {min(repeated)} more than once")
+        ids.update(range(low, high + 1))
+    return tuple(sorted(ids))
+
+
+def shard_settings(environ: Mapping[str, str]) -> tuple[int | None, tuple[int, ...] | None]:
+    """SHARD_COUNT and SHARD_IDS together: ids need a count; neither means Discord's choice."""
+    count = parse_shard_count(environ.get("SHARD_COUNT", ""))
+    raw_ids = environ.get("SHARD_IDS", "").strip()
+    if not raw_ids:
+        return count, None
+    if count is None:
+        raise ConfigError(
+            "SHARD_IDS needs SHARD_COUNT: set the total number of shards of every process too"
+        )
+    return count, parse_shard_ids(raw_ids, count)
+
+
 def load_settings(
     environ: MutableMapping[str, str] | None = None,
     dotenv: Path | None = Path(".env"),
@@ -155,6 +215,7 @@ def load_settings(
         raise ConfigError("CARDTABLE_OWNER_IDS must be Discord ids separated by commas")
     http_debug = _boolean(environ, "CARDTABLE_HTTP_DEBUG")
     database = database_path(environ)
+    shard_count, shard_ids = shard_settings(environ)
     return Settings(
         token=token,
         database=check_database(database),
@@ -162,6 +223,8 @@ def load_settings(
         dev_guild_id=_optional_int(environ, "CARDTABLE_DEV_GUILD_ID"),
         owner_ids=frozenset(int(part) for part in owners_raw),
         http_debug=http_debug,
+        shard_count=shard_count,
+        shard_ids=shard_ids,
     )
 
 

@@ -279,6 +279,14 @@ class Storage:
             row = await cursor.fetchone()
         return int(row[0]) if row else 0
 
+    async def claim_shards(self, shard_ids: Sequence[int]) -> None:
+        """Claim the Discord shards this process runs, before any table is restored.
+
+        SQLite needs no claim: the instance lock (bot/instance_lock.py) already refuses a
+        second bot process on the same database file, so one process owns every shard of
+        it. A database shared by several processes claims each shard for one of them.
+        """
+
     async def migrate(self) -> None:
         """Apply every migration the database has not seen yet, each in its own transaction."""
         async with self._write:

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
+from simcord import Env
 
 from bot.app import EXTENSIONS, CardtableBot, create_bot
 from bot.settings import Settings
@@ -49,3 +50,28 @@ async def make_bot(
 def simcord_bot(make_bot: Callable[[], CardtableBot]) -> CardtableBot:
     """The bot under test, built by the same factory as production."""
     return make_bot()
+
+
+@pytest.fixture
+async def simcord_env(
+    simcord_bot: CardtableBot, request: pytest.FixtureRequest
+) -> AsyncIterator[Env]:
+    """SimCord around the bot, as its pytest plugin makes it, with one default added.
+
+    Without SHARD_COUNT the bot leaves the shard count to Discord (AutoShardedBot asks at
+    connect time); SimCord stands in for that answer with its ``shard_count`` option, here
+    one shard unless the test's ``simcord`` marker says otherwise.
+    """
+    marker = request.node.get_closest_marker("simcord")
+    options = dict(marker.kwargs) if marker else {}
+    if simcord_bot.shard_count is None:
+        options.setdefault("shard_count", 1)
+    env = Env(simcord_bot, **options)
+    await env.start()
+    try:
+        yield env
+    finally:
+        await env.shutdown()
+        if env.check_errors:
+            # What the plugin's own fixture does: errors the bot swallowed fail the test.
+            env._raise_errors_since(env._errors_acknowledged)

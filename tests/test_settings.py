@@ -91,6 +91,8 @@ def test_parse_dotenv_example_file() -> None:
         "CARDTABLE_DEV_GUILD_ID",
         "CARDTABLE_OWNER_IDS",
         "CARDTABLE_HTTP_DEBUG",
+        "SHARD_COUNT",
+        "SHARD_IDS",
     }
 
 

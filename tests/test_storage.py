@@ -468,6 +468,20 @@ async def test_guild_language_round_trip(storage: Storage) -> None:
     assert await storage.get_guild_language(5) == "it"
 
 
+async def test_guild_images_round_trip(storage: Storage) -> None:
+    """Pictures default to unset, are turned off and on, and keep the server's language."""
+    assert await storage.get_guild_images(DISCORD_ID) is None
+    await storage.set_guild_language(DISCORD_ID, "de")
+    await storage.set_guild_images(DISCORD_ID, False)
+    assert await storage.get_guild_images(DISCORD_ID) is False
+    assert await storage.get_guild_language(DISCORD_ID) == "de"
+    await storage.set_guild_images(DISCORD_ID, True)
+    assert await storage.get_guild_images(DISCORD_ID) is True
+    await storage.set_guild_language(DISCORD_ID, None)
+    assert await storage.get_guild_images(DISCORD_ID) is True
+    assert await storage.get_guild_images(5) is None
+
+
 async def test_rematch_and_forget_user(storage: Storage) -> None:
     """A rematch is found by its metadata; a forgotten player leaves no name or rating."""
     old = await storage.create_table(

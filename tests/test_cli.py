@@ -146,8 +146,6 @@ def test_unknown_command(tmp_path: Path) -> None:
 
 # -- logging ------------------------------------------------------------------------------
 
-WIRE_LOGGERS = ("discord.http", "discord.gateway")
-
 
 def logged_at(settings: Settings, capsys: pytest.CaptureFixture[str]) -> str:
     """Configure logging for ``settings``, log like discord.py does, return what was written."""

@@ -23,6 +23,7 @@ from bot.settings import Settings
 from bot.storage import Storage
 from bot.table.errors import UserError
 from bot.table.tables import Tables
+from bot.table.thinking import ThinkingPool
 
 log = logging.getLogger(__name__)
 EXTENSIONS = ("cogs.nothanks", "cogs.rage", "cogs.cardtable", "cogs.admin")
@@ -174,7 +175,12 @@ class CardtableBot(commands.Bot):
         """Open the database, load the games, restore open tables (and refresh them)."""
         self.storage = await Storage.open(self.settings.database)
         self.languages = GuildLanguages(self.storage)
-        self.tables = Tables(self.storage, clock=now, ready=self.wait_until_ready)
+        self.tables = Tables(
+            self.storage,
+            clock=now,
+            ready=self.wait_until_ready,
+            thinking=ThinkingPool(self.settings.ai_workers),
+        )
         self.publisher = DiscordPublisher(self)
         self.tables.publisher = self.publisher
         self.add_dynamic_items(TableButton, TableSelect)
@@ -182,6 +188,9 @@ class CardtableBot(commands.Bot):
         await self.tree.set_translator(CatalogueTranslator())
         for extension in self.extensions_to_load:
             await self.load_extension(extension)
+        # Before the restore: a computer whose turn fell due while the bot was down moves
+        # at once, and its search should not wait for a worker to import the AI.
+        await self.tables.start_thinking()
         await self.tables.restore()
 
     async def route_click(self, interaction: discord.Interaction, click: Click) -> None:
@@ -193,11 +202,12 @@ class CardtableBot(commands.Bot):
         await cog.on_click(interaction, click)
 
     async def close(self) -> None:
-        """Stop the heartbeat, close Discord, then the database."""
+        """Stop the heartbeat, close Discord, the thinking workers, then the database."""
         self.heartbeat.cancel()
         tables = getattr(self, "tables", None)
         if tables is not None:
             tables.close()
+            await tables.thinking.close()
         languages = getattr(self, "languages", None)
         if languages is not None:
             languages.close()

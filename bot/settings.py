@@ -7,7 +7,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Mapping, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_DATABASE = Path("data") / "cardtable.db"
@@ -16,6 +16,11 @@ TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("", "0", "false", "no", "off")
+
+
+def machine_workers() -> int:
+    """Thinking workers for this machine: every core but one for the event loop, at least 1."""
+    return max(1, (os.cpu_count() or 1) - 1)
 
 
 class ConfigError(Exception):
@@ -32,13 +37,16 @@ class Settings:
     dev_guild_id: int | None = None
     owner_ids: frozenset[int] = frozenset()
     http_debug: bool = False
+    # Worker processes for computer players' searches; 0 thinks in a thread of the bot.
+    ai_workers: int = field(default_factory=machine_workers)
 
     def __repr__(self) -> str:
         # The token must never reach a log line or a traceback.
         return (
             f"Settings(token=<hidden>, database={str(self.database)!r}, "
             f"log_level={self.log_level!r}, dev_guild_id={self.dev_guild_id!r}, "
-            f"owner_ids={sorted(self.owner_ids)!r}, http_debug={self.http_debug!r})"
+            f"owner_ids={sorted(self.owner_ids)!r}, http_debug={self.http_debug!r}, "
+            f"ai_workers={self.ai_workers!r})"
         )
 
 
@@ -136,6 +144,19 @@ def _optional_int(environ: Mapping[str, str], name: str) -> int | None:
     return int(raw)
 
 
+def ai_workers(environ: Mapping[str, str]) -> int:
+    """CARDTABLE_AI_WORKERS: worker processes for searches (default: sized to the machine)."""
+    raw = environ.get("CARDTABLE_AI_WORKERS", "").strip()
+    if not raw:
+        return machine_workers()
+    if not raw.isdigit():
+        raise ConfigError(
+            f"CARDTABLE_AI_WORKERS must be a number of worker processes (0 thinks in the "
+            f"bot's own process), not {raw!r}"
+        )
+    return int(raw)
+
+
 def load_settings(
     environ: MutableMapping[str, str] | None = None,
     dotenv: Path | None = Path(".env"),
@@ -162,6 +183,7 @@ def load_settings(
         dev_guild_id=_optional_int(environ, "CARDTABLE_DEV_GUILD_ID"),
         owner_ids=frozenset(int(part) for part in owners_raw),
         http_debug=http_debug,
+        ai_workers=ai_workers(environ),
     )
 
 

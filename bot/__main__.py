@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import logging
 import sys
 from collections.abc import Sequence
@@ -44,7 +45,8 @@ def configure_logging(settings: Settings) -> None:
 
 async def sync(settings: Settings, guild_id: int | None) -> int:
     """Log in, publish the slash commands, and log out."""
-    bot = create_bot(settings)
+    # Publishing commands plays no move: no thinking workers to start.
+    bot = create_bot(dataclasses.replace(settings, ai_workers=0))
     async with bot:
         await bot.login(settings.token)
         return await bot.sync_commands(guild_id)

@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.table.spec import GameSpec
-from bot.table.thinking import ThinkingPool, reference
+from bot.table.thinking import WORKER_NICENESS, ThinkingPool, reference
 from cogs.nothanks import SPEC as NOTHANKS
 from cogs.rage import SPEC as RAGE
 from tests.highcard.cog import SPEC as HIGHCARD
@@ -59,10 +59,24 @@ def first_view() -> Any:
     return game.view(player)
 
 
-def random_game_views(spec: GameSpec, seed: int, players: int) -> list[tuple[Any, Any, Any]]:
+# Each game's options, so every kind of view is sent (hidden bids show as None, etc.).
+OPTIONS = {
+    "nothanks": [{}, {"open_chips": True}],
+    "rage": [
+        {},
+        {"hidden_bids": True},
+        {"secret_bids": True, "sweep": True},
+        {"plus_minus_one": True},
+    ],
+}
+
+
+def random_game_views(
+    spec: GameSpec, seed: int, players: int, options: dict[str, Any]
+) -> list[tuple[Any, Any, Any]]:
     """(view, hard computer's action, its memory after choosing) at every turn of a game."""
     rng = random.Random(seed)
-    engine = spec.new_engine([str(-i) for i in range(1, players + 1)], seed, {})
+    engine = spec.new_engine([str(-i) for i in range(1, players + 1)], seed, options)
     memories: dict[str, Any] = {}
     seen: list[tuple[Any, Any, Any]] = []
     while not engine.is_over:
@@ -78,11 +92,15 @@ def random_game_views(spec: GameSpec, seed: int, players: int) -> list[tuple[Any
 
 
 @settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2**31), players=st.integers(3, 5))
+@given(seed=st.integers(0, 2**31), players=st.integers(3, 5), variant=st.integers(0, 3))
 @pytest.mark.parametrize("spec", [NOTHANKS, RAGE], ids=lambda spec: spec.name)
-def test_views_actions_and_memory_survive_pickle(spec: GameSpec, seed: int, players: int) -> None:
+def test_views_actions_and_memory_survive_pickle(
+    spec: GameSpec, seed: int, players: int, variant: int
+) -> None:
     """What a search is sent (view, memory) and sends back (action, memory) pickles intact."""
-    for view, action, memory in random_game_views(spec, seed, players):
+    choices = OPTIONS[spec.name]
+    options = spec.parse_options(choices[variant % len(choices)])
+    for view, action, memory in random_game_views(spec, seed, players, options):
         sent = pickle.loads(pickle.dumps((view, memory)))
         assert sent == (view, memory)
         assert pickle.loads(pickle.dumps((action, memory))) == (action, memory)
@@ -218,6 +236,13 @@ async def test_searches_at_many_tables_share_the_workers(tmp_path: Path) -> None
         assert thinking.replacements == 0
     finally:
         await thinking.close()
+
+
+async def test_workers_think_at_a_lower_priority_than_the_bot(pool: ThinkingPool) -> None:
+    """On a busy machine the bot's answers to clicks come before the workers' searches."""
+    (worker,) = pool.processes()
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, worker.pid) == min(19, mine + WORKER_NICENESS)
 
 
 async def test_without_workers_searches_run_in_this_process() -> None:

@@ -188,8 +188,7 @@ class CardtableBot(commands.Bot):
         await self.tree.set_translator(CatalogueTranslator())
         for extension in self.extensions_to_load:
             await self.load_extension(extension)
-        # Before the restore: a computer whose turn fell due while the bot was down moves
-        # at once, and its search should not wait for a worker to import the AI.
+        # The workers start beside the restore; a search waits until they are ready.
         await self.tables.start_thinking()
         await self.tables.restore()
 

@@ -126,6 +126,7 @@ class ThinkingPool:
         self._modules: tuple[str, ...] = ()
         self._executor: ProcessPoolExecutor | None = None
         self._closed = False
+        self._starter: asyncio.Task[None] | None = None
         # At most one search per worker is sent: the timeout then counts thinking only,
         # never the wait in a queue behind other tables' searches.
         self._slots = asyncio.Semaphore(max(workers, 1))
@@ -134,7 +135,7 @@ class ThinkingPool:
 
     @property
     def in_process(self) -> bool:
-        """Whether searches run in this process (no workers, not started, or closed)."""
+        """Whether searches run in this process (no workers, not started yet, or closed)."""
         return self._executor is None
 
     def processes(self) -> list[Any]:
@@ -144,14 +145,28 @@ class ThinkingPool:
         return list(found.values())
 
     async def start(self, modules: Iterable[str] = ()) -> None:
-        """Start the workers and import ``modules`` (the games' AI) in each of them."""
-        if self.workers == 0 or self._closed:
+        """Start the workers, importing ``modules`` (the games' AI) in each of them.
+
+        They start in the background, beside the bot's own start-up; a search waits until
+        they are ready (`ready`).
+        """
+        if self.workers == 0 or self._closed or self._starter is not None:
             return
         self._modules = tuple(sorted(set(modules)))
-        async with self._starting:
-            if self._executor is None:
-                self._executor = await self._open()
+        await self._starting.acquire()  # released once the workers have started
+        self._starter = asyncio.create_task(self._first_open(), name="thinking-start")
+
+    async def _first_open(self) -> None:
+        try:
+            self._executor = await self._open()
+        finally:
+            self._starting.release()
         log.info("computer players think in %d worker processes", self.workers)
+
+    async def ready(self) -> None:
+        """Wait until the workers have started (at once if there are none)."""
+        if self._starter is not None:
+            await asyncio.shield(self._starter)
 
     async def _open(self) -> ProcessPoolExecutor:
         """A new pool whose every worker has started and warmed up."""
@@ -227,6 +242,7 @@ class ThinkingPool:
 
     async def close(self) -> None:
         """Stop the workers (a search in progress is thought out in this process)."""
+        await self.ready()  # a pool still starting would outlive the bot
         self._closed = True
         executor, self._executor = self._executor, None
         if executor is not None:

@@ -19,8 +19,9 @@ def settings(settings: Settings) -> Settings:
 
 
 async def test_hard_computers_move_through_the_worker_process(simcord_env: Env) -> None:
-    """The bot starts its worker at set-up; hard computers' moves are thought out there."""
+    """The bot starts its worker with itself; hard computers' moves are thought out there."""
     thinking = simcord_env.bot.tables.thinking  # type: ignore[attr-defined]
+    await thinking.ready()
     assert not thinking.in_process
     (worker,) = thinking.processes()
     assert worker.is_alive()

@@ -39,6 +39,7 @@ async def pool() -> AsyncIterator[ThinkingPool]:
     """One started worker process, warmed up with the test's choose functions."""
     thinking = ThinkingPool(1, timeout=2.0)
     await thinking.start(THINKERS)
+    await thinking.ready()
     try:
         yield thinking
     finally:
@@ -226,7 +227,7 @@ async def test_a_search_no_worker_survives_is_made_in_the_bot_process(
 async def test_searches_at_many_tables_share_the_workers(tmp_path: Path) -> None:
     """More searches at once than workers: each waits its turn and every one is answered."""
     thinking = ThinkingPool(2, timeout=5.0)
-    await thinking.start(THINKERS)
+    await thinking.start(THINKERS)  # the searches wait for the workers to start
     try:
         view = first_view()
         results = await asyncio.gather(
@@ -263,7 +264,7 @@ async def test_a_closed_pool_still_answers_in_this_process() -> None:
     """A search after the bot closed its workers is made here, not lost."""
     thinking = ThinkingPool(1)
     await thinking.start(THINKERS)
-    await thinking.close()
+    await thinking.close()  # while the workers are still starting
     assert thinking.in_process
     view = first_view()
     assert await thinking.search(thinkers.plays_highest, view, "hard", "s", None) == (

@@ -193,7 +193,8 @@ async def simulated(bot: CardtableBot, settle_timeout: float) -> AsyncIterator[E
     """``simcord.run`` that closes the database of every bot it ran, whatever happens."""
     bots = [bot]
     try:
-        async with simcord.run(bot, settle_timeout=settle_timeout) as env:
+        # One shard: SimCord's stand-in for the count Discord would recommend.
+        async with simcord.run(bot, settle_timeout=settle_timeout, shard_count=1) as env:
             try:
                 yield env
             finally:

@@ -2,8 +2,8 @@
 
 Opens ``--tables`` Rage tables (one per channel, 3-6 players, mixed variants, all running at
 once) and plays ``--actions`` bids and cards round-robin across them the way a player does:
-click "Show my hand" on the public message, pick a bid or card in the private select and,
-for a Joker, its colour in a second select. The bot's handling of every click and select is
+click "Show my hand" on the public message, press a bid or card button in the private panel and,
+for a Joker, its colour button. The bot's handling of every click and select is
 timed by wrapping the cog's ``on_click`` (routing, engine, SQLite commit, the interaction
 response; the public table message is edited afterwards by the bot's publisher, so only
 the wall time includes it); the share spent in ``Storage.save_table`` is reported too,
@@ -55,7 +55,6 @@ from bot.table.timers import Timers
 TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 NOTHANKS_TARGET_MS = 25.0
 HAND_LABEL = "Show my hand"
-SELECT_TYPE = 3
 # Mixed variants, every combination the rules allow among these, cycled over the tables.
 VARIANTS: tuple[dict[str, bool], ...] = (
     {},
@@ -216,7 +215,7 @@ def instrument(env: Env, cog: Any, times: Times) -> None:
     original: OnClick = cog.on_click
 
     async def timed_on_click(interaction: discord.Interaction, click: Click) -> None:
-        """Time one click or select from routing to the interaction's answer."""
+        """Time one click from routing to the interaction's answer."""
         start, scanned = time.perf_counter(), METER.seconds
         try:
             await original(interaction, click)
@@ -260,7 +259,8 @@ async def simulated(bot: CardtableBot, settle_timeout: float) -> AsyncIterator[E
     """``simcord.run`` that closes the database of every bot it ran, whatever happens."""
     bots = [bot]
     try:
-        async with simcord.run(bot, settle_timeout=settle_timeout) as env:
+        # One shard: SimCord's stand-in for the count Discord would recommend.
+        async with simcord.run(bot, settle_timeout=settle_timeout, shard_count=1) as env:
             try:
                 yield env
             finally:
@@ -280,13 +280,15 @@ def answer(result: InteractionResult) -> str:
     return repr(result.response.content) if result.response is not None else repr(result)
 
 
-def first_select(view: ResponseMessage) -> str:
-    """The custom_id of the select in a private view."""
+def button_id(view: ResponseMessage, action: str, arg: str) -> str:
+    """The custom_id of the private panel's button for an action and its argument."""
     for row in view.components:
         for item in row.get("components", []):
-            if item.get("type") == SELECT_TYPE:
-                return str(item["custom_id"])
-    raise AssertionError(f"no select in the private view: {view.content!r}")
+            custom = str(item.get("custom_id", ""))
+            if custom.split(":")[4:6] == [action, arg]:
+                assert not item.get("disabled"), f"{action} {arg} is disabled: {view.content!r}"
+                return custom
+    raise AssertionError(f"no {action} button for {arg!r} in the private view: {view.content!r}")
 
 
 def choose(state: RageState, player: str, rng: random.Random) -> Bid | Play:
@@ -335,7 +337,7 @@ async def rematch(env: Env, table: BenchTable) -> None:
     table.games_played += 1
 
 
-# -- one action: Show my hand + select [+ Joker colour] ---------------------------------
+# -- one action: Show my hand + button [+ Joker colour] ---------------------------------
 
 
 async def timed(
@@ -363,28 +365,23 @@ async def play_one(env: Env, table: BenchTable, times: Times, rng: random.Random
     shown = await timed(times, "hand", actor.click(public_message(env, table), label=HAND_LABEL))
     view = shown.response
     assert shown.ephemeral and view is not None, "no private hand view"
-    select = first_select(view)
     if isinstance(chosen, Bid):
         kind = "bid"
-        result = await timed(
-            times, kind, actor.select(view.message, [str(chosen.tricks)], custom_id=select)
-        )
+        arg = f"{state.round}_{chosen.tricks}"
+        pressed = button_id(view, "bid", arg)
+        result = await timed(times, kind, actor.click(view.message, custom_id=pressed))
     else:
         value = chosen.card.code
         kind = kind_of("play", [value])
-        result = await timed(times, kind, actor.select(view.message, [value], custom_id=select))
+        pressed = button_id(view, "play", value)
+        result = await timed(times, kind, actor.click(view.message, custom_id=pressed))
         if chosen.card == JOKER:
             assert chosen.colour is not None
             colours = result.response
             assert colours is not None and rage_state(session).move_number == before
             kind = "joker"
-            colour_select = first_select(colours)
-            assert ":joker" in colour_select, f"no colour choice: {colours.content!r}"
-            result = await timed(
-                times,
-                kind,
-                actor.select(colours.message, [chosen.colour.code], custom_id=colour_select),
-            )
+            colour_button = button_id(colours, "joker", chosen.colour.code)
+            result = await timed(times, kind, actor.click(colours.message, custom_id=colour_button))
     times.per_action_wall.append(time.perf_counter() - start)
     times.per_action_bot.append(times.bot_seconds - bot_before)
     assert result.acknowledged and not result.followups, [f.content for f in result.followups]
@@ -469,7 +466,7 @@ def report(
         f"tables running at the end: {still}"
         + (f" (rounds {rounds[0]}-{rounds[-1]})" if rounds else "")
     )
-    print(f"bot-side per click/select (cog on_click), all {len(every)}: {summary(every)}")
+    print(f"bot-side per click (cog on_click), all {len(every)}: {summary(every)}")
     for kind, values in sorted(times.bot.items()):
         print(f"  {kind:<24} x{len(values):<5} {summary(values)}")
     verdict = "under" if percentile(every, 0.99) * 1000 < NOTHANKS_TARGET_MS else "over"
@@ -484,9 +481,9 @@ def report(
     )
     print(
         f"  share of bot-side time spent committing: {saved / sum(every):.1%} of all clicks, "
-        f"{saved / sum(committing):.1%} of the committing selects (bid/play/joker)"
+        f"{saved / sum(committing):.1%} of the committing clicks (bid/play/joker)"
     )
-    print(f"bot-side per action (hand + select [+ colour]): {summary(times.per_action_bot)}")
+    print(f"bot-side per action (hand + button [+ colour]): {summary(times.per_action_bot)}")
     print(f"bot-side moves per second (actions / sum of on_click): {actions / sum(every):,.0f}")
     print("wall per interaction incl. SimCord simulation (reference):")
     for kind, values in sorted(times.wall.items()):
@@ -508,7 +505,7 @@ def report_net(times: Times, actions: int, wall: float, scanned: float) -> None:
         f"{wall:.1f} s loop; {inside:.1f} s of them ran inside on_click ({inside / sum(every):.0%}"
         " of its time: they share the event loop while the bot awaits SQLite)"
     )
-    print(f"bot-side per click/select net of those scans, all {len(net)}: {summary(net)}")
+    print(f"bot-side per click net of those scans, all {len(net)}: {summary(net)}")
     for kind, values in sorted(times.bot_net.items()):
         print(f"  {kind:<24} x{len(values):<5} {summary(values)}")
     verdict = "under" if percentile(net, 0.99) * 1000 < NOTHANKS_TARGET_MS else "over"

@@ -1,11 +1,11 @@
 """Command line: `python -m bot` runs the bot; `python -m bot sync [--guild ID]` syncs commands;
-`python -m bot health` checks the running bot (for Docker's HEALTHCHECK)."""
+`python -m bot health` checks the running bot (for Docker's HEALTHCHECK);
+`python -m bot migrate-to-postgres` copies the SQLite database to DATABASE_URL."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import logging
 import sys
 from collections.abc import Sequence
@@ -16,8 +16,10 @@ from bot import health
 from bot.app import create_bot
 from bot.health import clear_heartbeat
 from bot.instance_lock import InstanceLock, acquire
-from bot.settings import ConfigError, RedactingFilter, Settings, load_settings
-from bot.storage import MIGRATIONS, schema_version_of
+from bot.settings import ConfigError, RedactingFilter, Settings, hide_password, load_settings
+from bot.storage import MIGRATIONS, SchemaTooNew, ShardClaimed, schema_version_of
+from bot.storage.copy import CopyRefused, copy_to_postgres
+from bot.storage.postgres import probe
 
 EXIT_CONFIG = 2
 # discord.py logs whole request bodies (discord.http) and gateway events (discord.gateway)
@@ -44,9 +46,8 @@ def configure_logging(settings: Settings) -> None:
 
 
 async def sync(settings: Settings, guild_id: int | None) -> int:
-    """Log in, publish the slash commands, and log out."""
-    # Publishing commands plays no move: no thinking workers to start.
-    bot = create_bot(dataclasses.replace(settings, ai_workers=0))
+    """Log in, publish the slash commands, and log out (the tables are left to the bot)."""
+    bot = create_bot(settings, serve_tables=False)
     async with bot:
         await bot.login(settings.token)
         return await bot.sync_commands(guild_id)
@@ -71,7 +72,59 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     sync_parser.add_argument(
         "--global", dest="everywhere", action="store_true", help="sync globally"
     )
+    copy_parser = commands.add_parser(
+        "migrate-to-postgres",
+        help="copy every table, move, setting and record from CARDTABLE_DATABASE to"
+        " DATABASE_URL (stop the bot first), then check the row counts",
+    )
+    copy_parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="empty a PostgreSQL database that already holds rows (default: refuse)",
+    )
     return parser.parse_args(argv)
+
+
+def check_postgres(url: str) -> None:
+    """Connect once before starting: a bad or unreachable DATABASE_URL is a ConfigError."""
+    try:
+        version = asyncio.run(probe(url))
+    except Exception as error:
+        raise ConfigError(
+            f"DATABASE_URL {hide_password(url)}: cannot connect ({type(error).__name__}: {error})"
+        ) from None
+    if version > len(MIGRATIONS):
+        raise ConfigError(
+            f"DATABASE_URL {hide_password(url)} was written by a newer cardtable; "
+            "upgrade the bot or use another database"
+        )
+
+
+def migrate_to_postgres(replace: bool) -> int:
+    """`python -m bot migrate-to-postgres`: copy, check the counts, print them."""
+    try:
+        settings = load_settings(require_token=False)
+        if settings.database_url is None:
+            raise ConfigError("DATABASE_URL is not set: name the PostgreSQL database to copy to")
+        if not settings.database.is_file() or settings.database.stat().st_size == 0:
+            raise ConfigError(f"CARDTABLE_DATABASE {settings.database} holds no database to copy")
+        check_postgres(settings.database_url)
+        # The bot must not write to the file while it is copied: hold its instance lock.
+        with acquire(settings.database):
+            counts = asyncio.run(
+                copy_to_postgres(settings.database, settings.database_url, replace)
+            )
+    except (ConfigError, CopyRefused, SchemaTooNew) as error:
+        print(f"cardtable: error: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    width = max(len(name) for name, _, _ in counts)
+    for name, source, target in counts:
+        print(f"{name:<{width}}  sqlite {source:>8}  postgresql {target:>8}")
+    if any(source != target for _, source, target in counts):
+        print("cardtable: error: the row counts differ (see above)", file=sys.stderr)
+        return 1
+    print(f"copied {settings.database} to {hide_password(settings.database_url)}: counts match")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -80,17 +133,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "health":
         # Beside a running bot: needs no token and takes no lock, and exits 0 or 1 only.
         return health.run()
+    if args.command == "migrate-to-postgres":
+        return migrate_to_postgres(args.replace)
     lock: InstanceLock | None = None
     try:
         settings = load_settings()
-        if schema_version_of(settings.database) > len(MIGRATIONS):
+        if settings.database_url is not None:
+            # Several processes share one PostgreSQL database: they claim shards (advisory
+            # locks, taken in setup_hook) instead of the file's instance lock.
+            check_postgres(settings.database_url)
+        elif schema_version_of(settings.database) > len(MIGRATIONS):
             raise ConfigError(
                 f"CARDTABLE_DATABASE {settings.database} was written by a newer cardtable; "
                 "upgrade the bot or use another database"
             )
         # Only a running bot takes the instance lock: `sync` is short-lived, never touches
         # the tables, and must work while the bot runs on the same volume.
-        if args.command != "sync":
+        elif args.command != "sync":
             lock = acquire(settings.database)
     except ConfigError as error:
         print(f"cardtable: error: {error}", file=sys.stderr)
@@ -117,6 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG
     except discord.PrivilegedIntentsRequired:
         print("cardtable: error: a privileged intent is not enabled for this bot", file=sys.stderr)
+        return EXIT_CONFIG
+    except (ShardClaimed, SchemaTooNew) as error:
+        # Raised while the bot opens its storage (setup_hook): another process owns one of
+        # our shards, or another version migrated the database meanwhile.
+        print(f"cardtable: error: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except KeyboardInterrupt:
         return 0

@@ -22,6 +22,7 @@ from bot.render.components import Click, TableButton, TableSelect
 from bot.settings import Settings
 from bot.storage import Storage
 from bot.table.errors import UserError
+from bot.table.shards import ShardSet
 from bot.table.tables import Tables
 from bot.table.thinking import ThinkingPool
 
@@ -52,6 +53,18 @@ class ClickHandler(Protocol):
 class CardtableTree(app_commands.CommandTree):
     """The command tree: every unhandled command error is answered in one place."""
 
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        """Refuse every command from a guild of another process's shard (answered once)."""
+        client = interaction.client
+        if not isinstance(client, CardtableBot) or client.owns(interaction.guild_id):
+            return True
+        command = interaction.command
+        name = command.qualified_name if command is not None else "a command"
+        client.log_foreign(interaction, f"/{name}", interaction.guild_id)
+        if interaction.type is discord.InteractionType.application_command:
+            await answer_error(interaction, UserError("table.foreign_shard"))
+        return False
+
     async def on_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
@@ -62,16 +75,32 @@ class CardtableTree(app_commands.CommandTree):
         await answer_error(interaction, original, context=f"in /{interaction.command}")
 
 
-class CardtableBot(commands.Bot):
-    """The cardtable bot: storage, the table registry, publishing and the game cogs."""
+class CardtableBot(commands.AutoShardedBot):
+    """The cardtable bot: storage, the table registry, publishing and the game cogs.
+
+    It runs the shards SHARD_COUNT and SHARD_IDS name (all of Discord's choice when unset)
+    and owns the tables of their guilds only.
+    """
 
     storage: Storage
     tables: Tables
     languages: GuildLanguages
     publisher: DiscordPublisher
 
-    def __init__(self, settings: Settings, *, extensions: tuple[str, ...] = EXTENSIONS) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        extensions: tuple[str, ...] = EXTENSIONS,
+        serve_tables: bool = True,
+    ) -> None:
         intents = discord.Intents.default()
+        # Left out when unset: AutoShardedBot then asks Discord for the count and runs all.
+        sharding: dict[str, Any] = {}
+        if settings.shard_count is not None:
+            sharding["shard_count"] = settings.shard_count
+        if settings.shard_ids is not None:
+            sharding["shard_ids"] = list(settings.shard_ids)
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
@@ -79,9 +108,14 @@ class CardtableBot(commands.Bot):
             tree_cls=CardtableTree,
             # Nobody is pinged unless a message names who: each table message says so.
             allowed_mentions=discord.AllowedMentions.none(),
+            **sharding,
         )
         self.settings = settings
+        self.shard_set = ShardSet.of(settings.shard_count, settings.shard_ids)
         self.extensions_to_load = extensions
+        # False for `python -m bot sync`, beside a running bot: it must neither claim that
+        # bot's shards nor restore (and so refresh or quarantine) its tables.
+        self.serve_tables = serve_tables
         # Each game's cog registers itself here, so a click finds its game by name.
         self.table_cogs: dict[str, ClickHandler] = {}
 
@@ -172,13 +206,19 @@ class CardtableBot(commands.Bot):
         return self.languages.language_for(guild_id)
 
     async def setup_hook(self) -> None:
-        """Open the database, load the games, restore open tables (and refresh them)."""
-        self.storage = await Storage.open(self.settings.database)
+        """Open the database, claim the shards, load the games, restore the shards' open
+        tables (and refresh them)."""
+        self.storage = await Storage.open(self.settings.storage_target)
+        if self.serve_tables:
+            # Before anything is restored: a second process claiming these shards stops here.
+            await self.storage.claim_shards(self.shard_set.claims())
+            log.info("running %s", self.shard_set)
         self.languages = GuildLanguages(self.storage)
         self.tables = Tables(
             self.storage,
             clock=now,
             ready=self.wait_until_ready,
+            shards=self.shard_set,
             thinking=ThinkingPool(self.settings.ai_workers),
         )
         self.publisher = DiscordPublisher(self)
@@ -188,12 +228,56 @@ class CardtableBot(commands.Bot):
         await self.tree.set_translator(CatalogueTranslator())
         for extension in self.extensions_to_load:
             await self.load_extension(extension)
-        # The workers start beside the restore; a search waits until they are ready.
-        await self.tables.start_thinking()
-        await self.tables.restore()
+        if self.serve_tables:
+            # The workers start beside the restore; a search waits until they are ready.
+            await self.tables.start_thinking()
+            await self.tables.restore()
+
+    def owns(self, guild_id: int | None) -> bool:
+        """Whether a guild's tables belong to the shards this process runs."""
+        return self.shard_set.owns(guild_id)
+
+    def log_foreign(
+        self, interaction: discord.Interaction, what: str, guild_id: int | None
+    ) -> None:
+        """Log a refused interaction for another process's shard: a deployment to fix."""
+        log.warning(
+            "refused %s from user %s in channel %s: guild %s is on shard %s, not among this "
+            "process's %s (Discord should route it elsewhere; check SHARD_COUNT and SHARD_IDS)",
+            what,
+            interaction.user.id,
+            interaction.channel_id,
+            guild_id,
+            self.shard_set.shard_of(guild_id),
+            self.shard_set,
+        )
+
+    async def foreign_guild_of(
+        self, interaction: discord.Interaction, click: Click
+    ) -> tuple[bool, int | None]:
+        """Whether a click is for a table of another process's shard, and that guild.
+
+        A click in a guild belongs to that guild's shard. One from a direct message (which
+        Discord sends to shard 0) names its table in the custom id: the table's own guild
+        decides, read from the database when it is not one of ours in memory.
+        """
+        if interaction.guild_id is not None:
+            return not self.owns(interaction.guild_id), interaction.guild_id
+        if self.shard_set.owns_everything or self.tables.get(click.table_id) is not None:
+            return False, None
+        record = await self.storage.get_table(click.table_id)
+        if record is None:
+            return False, None
+        return not self.owns(record.guild_id), record.guild_id
 
     async def route_click(self, interaction: discord.Interaction, click: Click) -> None:
-        """Hand a table component's click to its game's cog."""
+        """Hand a table component's click to its game's cog (if the table is ours)."""
+        foreign, guild_id = await self.foreign_guild_of(interaction, click)
+        if foreign:
+            what = f"{click.game} table {click.table_id} ({click.action})"
+            self.log_foreign(interaction, what, guild_id)
+            await answer_error(interaction, UserError("table.foreign_shard"))
+            return
         cog = self.table_cogs.get(click.game)
         if cog is None:
             await answer_error(interaction, UserError("error.unavailable"))
@@ -226,6 +310,9 @@ class CardtableBot(commands.Bot):
         return len(commands_synced)
 
 
-def create_bot(settings: Settings, *, extensions: tuple[str, ...] = EXTENSIONS) -> CardtableBot:
-    """Build a fresh bot for these settings (a new instance each call)."""
-    return CardtableBot(settings, extensions=extensions)
+def create_bot(
+    settings: Settings, *, extensions: tuple[str, ...] = EXTENSIONS, serve_tables: bool = True
+) -> CardtableBot:
+    """Build a fresh bot for these settings (a new instance each call); ``serve_tables``
+    False builds one that only publishes the commands."""
+    return CardtableBot(settings, extensions=extensions, serve_tables=serve_tables)

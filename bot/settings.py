@@ -9,6 +9,7 @@ import sqlite3
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 DEFAULT_DATABASE = Path("data") / "cardtable.db"
 # Three base64url parts separated by dots: the shape of every Discord bot token.
@@ -16,6 +17,10 @@ TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("", "0", "false", "no", "off")
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+# Far above any real bot's shard count: a stray digit in SHARD_COUNT would otherwise make
+# discord.py open that many gateway connections (and SHARD_IDS expand to that many ids).
+MAX_SHARD_COUNT = 100_000
 
 
 def machine_workers() -> int:
@@ -37,15 +42,30 @@ class Settings:
     dev_guild_id: int | None = None
     owner_ids: frozenset[int] = frozenset()
     http_debug: bool = False
+    # DATABASE_URL: a PostgreSQL database instead of the SQLite file. The file's folder
+    # still holds the heartbeat (bot.health).
+    database_url: str | None = None
+
+    @property
+    def storage_target(self) -> Path | str:
+        """What the bot's storage opens: the PostgreSQL URL if set, else the SQLite file."""
+        return self.database_url or self.database
+
+    # None: discord.py asks Discord for the count and this process runs every shard.
+    shard_count: int | None = None
+    # None: every shard of shard_count; otherwise the ones this process runs, ascending.
+    shard_ids: tuple[int, ...] | None = None
     # Worker processes for computer players' searches; 0 thinks in a thread of the bot.
     ai_workers: int = field(default_factory=machine_workers)
 
     def __repr__(self) -> str:
-        # The token must never reach a log line or a traceback.
+        # The token (and a database password) must never reach a log line or a traceback.
+        url = None if self.database_url is None else hide_password(self.database_url)
         return (
-            f"Settings(token=<hidden>, database={str(self.database)!r}, "
+            f"Settings(token=<hidden>, database={str(self.database)!r}, database_url={url!r}, "
             f"log_level={self.log_level!r}, dev_guild_id={self.dev_guild_id!r}, "
             f"owner_ids={sorted(self.owner_ids)!r}, http_debug={self.http_debug!r}, "
+            f"shard_count={self.shard_count!r}, shard_ids={self.shard_ids!r}, "
             f"ai_workers={self.ai_workers!r})"
         )
 
@@ -121,6 +141,45 @@ def check_database(path: Path) -> Path:
     return path
 
 
+def hide_password(url: str) -> str:
+    """A database URL with its password replaced by ***, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host += f":{parts.port}"
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+def check_database_url(raw: str | None) -> str | None:
+    """A postgresql:// URL, None when unset, else ConfigError (the URL's password hidden)."""
+    url = (raw or "").strip()
+    if not url:
+        return None
+    if not url.startswith(POSTGRES_SCHEMES):
+        raise ConfigError(
+            f"DATABASE_URL {hide_password(url)} is not a PostgreSQL URL: expected"
+            " postgresql://user:password@host:5432/database (unset it to use SQLite)"
+        )
+    try:
+        urlsplit(url).port  # noqa: B018 - parsing the port is the check
+    except ValueError:
+        raise ConfigError(f"DATABASE_URL {hide_password(url)} has a malformed port") from None
+    return url
+
+
+def check_heartbeat_folder(path: Path) -> Path:
+    """With PostgreSQL the SQLite file is unused, but its folder keeps the heartbeat."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"CARDTABLE_DATABASE {path}: cannot create folder {path.parent} ({exc.strerror})"
+        ) from None
+    return path
+
+
 def _boolean(environ: Mapping[str, str], name: str) -> bool:
     raw = environ.get(name, "").strip().lower()
     if raw in TRUE_WORDS:
@@ -142,6 +201,58 @@ def _optional_int(environ: Mapping[str, str], name: str) -> int | None:
     if not raw.isdigit():
         raise ConfigError(f"{name} must be a Discord id (digits only), not {raw!r}")
     return int(raw)
+
+
+def parse_shard_count(raw: str) -> int | None:
+    """SHARD_COUNT: empty for Discord's choice, else a whole number from 1."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_SHARD_COUNT:
+        raise ConfigError(
+            f"SHARD_COUNT must be a whole number from 1 to {MAX_SHARD_COUNT}, not {raw!r}"
+        )
+    return int(raw)
+
+
+def parse_shard_ids(raw: str, count: int) -> tuple[int, ...]:
+    """SHARD_IDS such as ``0-3`` or ``0,2,5-7``: ids and inclusive ranges, each id once."""
+    ids: set[int] = set()
+    for part in raw.split(","):
+        item = part.strip()
+        if not item:
+            raise ConfigError(f"SHARD_IDS has an empty entry in {raw.strip()!r}")
+        low_text, dash, high_text = (text.strip() for text in item.partition("-"))
+        if not low_text.isdigit() or (dash and not high_text.isdigit()):
+            raise ConfigError(
+                f"SHARD_IDS entry {item!r} is neither a shard id nor a range like 0-3"
+            )
+        low = int(low_text)
+        high = int(high_text) if dash else low
+        if high < low:
+            raise ConfigError(f"SHARD_IDS range {item!r} runs backwards")
+        if high >= count:
+            raise ConfigError(
+                f"SHARD_IDS entry {item!r} is outside 0-{count - 1} (SHARD_COUNT is {count})"
+            )
+        repeated = ids.intersection(range(low, high + 1))
+        if repeated:
+            raise ConfigError(f"SHARD_IDS lists shard {min(repeated)} more than once")
+        ids.update(range(low, high + 1))
+    return tuple(sorted(ids))
+
+
+def shard_settings(environ: Mapping[str, str]) -> tuple[int | None, tuple[int, ...] | None]:
+    """SHARD_COUNT and SHARD_IDS together: ids need a count; neither means Discord's choice."""
+    count = parse_shard_count(environ.get("SHARD_COUNT", ""))
+    raw_ids = environ.get("SHARD_IDS", "").strip()
+    if not raw_ids:
+        return count, None
+    if count is None:
+        raise ConfigError(
+            "SHARD_IDS needs SHARD_COUNT: set the total number of shards of every process too"
+        )
+    return count, parse_shard_ids(raw_ids, count)
 
 
 def ai_workers(environ: Mapping[str, str]) -> int:
@@ -176,13 +287,18 @@ def load_settings(
         raise ConfigError("CARDTABLE_OWNER_IDS must be Discord ids separated by commas")
     http_debug = _boolean(environ, "CARDTABLE_HTTP_DEBUG")
     database = database_path(environ)
+    database_url = check_database_url(environ.get("DATABASE_URL"))
+    shard_count, shard_ids = shard_settings(environ)
     return Settings(
         token=token,
-        database=check_database(database),
+        database=check_heartbeat_folder(database) if database_url else check_database(database),
+        database_url=database_url,
         log_level=level,
         dev_guild_id=_optional_int(environ, "CARDTABLE_DEV_GUILD_ID"),
         owner_ids=frozenset(int(part) for part in owners_raw),
         http_debug=http_debug,
+        shard_count=shard_count,
+        shard_ids=shard_ids,
         ai_workers=ai_workers(environ),
     )
 

@@ -1,14 +1,17 @@
-"""Shared fixtures: settings on a temporary database and the bot factory for SimCord."""
+"""Shared fixtures: settings on a temporary database, the bot factory for SimCord, and the
+two storage backends (SQLite in a temporary folder, a schema on a real PostgreSQL server)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+from simcord import Env
 
 from bot.app import EXTENSIONS, CardtableBot, create_bot
 from bot.settings import Settings
+from tests.backends import BACKENDS, Backend, drop_schema, fresh_schema, server_url
 
 TEST_TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 
@@ -55,3 +58,52 @@ async def make_bot(
 def simcord_bot(make_bot: Callable[[], CardtableBot]) -> CardtableBot:
     """The bot under test, built by the same factory as production."""
     return make_bot()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of the PostgreSQL server of this test session (tests/backends.py)."""
+    yield from server_url()
+
+
+@pytest.fixture
+async def postgres_url(postgres_server: str) -> AsyncIterator[str]:
+    """A URL on an empty schema of its own for this test, dropped afterwards."""
+    name, url = await fresh_schema(postgres_server)
+    try:
+        yield url
+    finally:
+        await drop_schema(postgres_server, name)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Each storage backend in turn: a SQLite file, then a PostgreSQL schema."""
+    if request.param == "postgres":
+        return Backend("postgres", request.getfixturevalue("postgres_url"))
+    return Backend("sqlite", tmp_path / "cardtable.db")
+
+
+@pytest.fixture
+async def simcord_env(
+    simcord_bot: CardtableBot, request: pytest.FixtureRequest
+) -> AsyncIterator[Env]:
+    """SimCord around the bot, as its pytest plugin makes it, with one default added.
+
+    Without SHARD_COUNT the bot leaves the shard count to Discord (AutoShardedBot asks at
+    connect time); SimCord stands in for that answer with its ``shard_count`` option, here
+    one shard unless the test's ``simcord`` marker says otherwise.
+    """
+    marker = request.node.get_closest_marker("simcord")
+    options = dict(marker.kwargs) if marker else {}
+    if simcord_bot.shard_count is None:
+        options.setdefault("shard_count", 1)
+    env = Env(simcord_bot, **options)
+    await env.start()
+    try:
+        yield env
+    finally:
+        await env.shutdown()
+        if env.check_errors:
+            # What the plugin's own fixture does: errors the bot swallowed fail the test.
+            env._raise_errors_since(env._errors_acknowledged)

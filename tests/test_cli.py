@@ -24,7 +24,8 @@ def clean_environment(**values: str) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
-        if key != "DISCORD_TOKEN" and not key.startswith(("CARDTABLE_", "PYTHON"))
+        if key not in ("DISCORD_TOKEN", "DATABASE_URL")
+        and not key.startswith(("CARDTABLE_", "PYTHON"))
     }
     env["PYTHONPATH"] = str(REPO)
     env.update(values)

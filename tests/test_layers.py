@@ -16,7 +16,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "bot/ai": ("bot.engines", "bot.ai"),
     "bot/table": ("bot.engines", "bot.ai", "bot.table", "bot.storage", "bot.records"),
     "bot/records": ("bot.records",),
-    "bot/storage.py": ("bot.records",),
+    "bot/storage": ("bot.records", "bot.storage"),
     # Stats and leaderboards (bot/stats.py) sit beside the table core: Discord-free reads
     # of the records that the render layer and the cogs' glue show.
     "bot/stats.py": ("bot.records", "bot.storage"),
@@ -51,7 +51,7 @@ PURE = (
     "bot/ai",
     "bot/records",
     "bot/table",
-    "bot/storage.py",
+    "bot/storage",
     "bot/stats.py",
     "bot/history.py",
 )

@@ -92,6 +92,8 @@ def test_parse_dotenv_example_file() -> None:
         "CARDTABLE_DEV_GUILD_ID",
         "CARDTABLE_OWNER_IDS",
         "CARDTABLE_HTTP_DEBUG",
+        "SHARD_COUNT",
+        "SHARD_IDS",
         "CARDTABLE_AI_WORKERS",
     }
 
@@ -475,3 +477,30 @@ class _ListHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(self.format(record))
+
+
+# -- DATABASE_URL ---------------------------------------------------------------------------
+
+
+def test_database_url_chooses_postgres_and_leaves_the_file_alone(tmp_path: Path) -> None:
+    """With DATABASE_URL no SQLite file is created; its folder still takes the heartbeat."""
+    url = "postgresql://bot:pw@db.example:5432/cardtable"
+    path = tmp_path / "data" / "cardtable.db"
+    settings = load(tmp_path, DATABASE_URL=f"  {url} ", CARDTABLE_DATABASE=str(path))
+    assert settings.database_url == url
+    assert settings.storage_target == url
+    assert path.parent.is_dir() and not path.exists()
+    assert load(tmp_path).storage_target == tmp_path / "db.sqlite"
+    assert load(tmp_path, DATABASE_URL="").database_url is None
+
+
+def test_database_password_never_shows(tmp_path: Path) -> None:
+    """repr(Settings) and a refused URL hide the database password."""
+    settings = load(tmp_path, DATABASE_URL="postgres://bot:hunter2@db:5432/x")
+    assert "hunter2" not in repr(settings)
+    assert "bot:***@db:5432" in repr(settings)
+    with pytest.raises(ConfigError, match="DATABASE_URL") as raised:
+        load(tmp_path, DATABASE_URL="mysql://bot:hunter2@db/x")
+    assert "hunter2" not in str(raised.value)
+    with pytest.raises(ConfigError, match="port"):
+        load(tmp_path, DATABASE_URL="postgresql://bot@db:notaport/x")

@@ -1,31 +1,39 @@
-"""SQLite storage: migrations, table round trips, one open table per channel, the move log."""
+"""Storage on both backends: migrations, table round trips, one open table per channel, the
+move log, optimistic concurrency and the shard claim."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
-import sqlite3
+import logging
 import warnings
 from collections.abc import AsyncIterator
-from pathlib import Path
 
-import aiosqlite
 import pytest
 
-from bot.storage import MIGRATIONS, OPEN_STATUSES, ChannelBusy, Storage, TableRecord
+from bot.records.results import GameResult, PlayerResult
+from bot.stats import NoThanksFigures, leaderboard, player_stats
+from bot.storage import (
+    MIGRATIONS,
+    OPEN_STATUSES,
+    ChannelBusy,
+    SchemaTooNew,
+    ShardClaimed,
+    SqliteStorage,
+    StaleWrite,
+    Storage,
+    TableRecord,
+)
+from tests.backends import Backend
 
 LATEST = len(MIGRATIONS)
+SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 
 
 @pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    """Where the test database lives."""
-    return tmp_path / "cardtable.db"
-
-
-@pytest.fixture
-async def storage(db_path: Path) -> AsyncIterator[Storage]:
+async def storage(backend: Backend) -> AsyncIterator[Storage]:
     """A freshly migrated database, closed after the test."""
-    opened = await Storage.open(db_path)
+    opened = await backend.open()
     try:
         yield opened
     finally:
@@ -45,35 +53,30 @@ def lobby(channel_id: int = 100, **fields: object) -> TableRecord:
     return TableRecord(**values)  # type: ignore[arg-type]
 
 
-async def reopen(path: Path) -> Storage:
-    """A second, independent connection to the same database file."""
-    return await Storage.open(path)
-
-
-def table_names(path: Path) -> set[str]:
-    """The SQL tables in a database file, read with plain sqlite3."""
-    with sqlite3.connect(path) as connection:
-        rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        return {row[0] for row in rows}
+async def reopen(backend: Backend) -> Storage:
+    """A second, independent connection to the same database."""
+    return await backend.open()
 
 
 # -- migrations ------------------------------------------------------------------------
 
 
-async def test_new_database_is_migrated_to_latest(storage: Storage, db_path: Path) -> None:
+async def test_new_database_is_migrated_to_latest(storage: Storage, backend: Backend) -> None:
     """A new database reaches the latest schema version with every table."""
     assert LATEST >= 1
     assert await storage.schema_version() == LATEST
-    assert {"tables", "moves"} <= table_names(db_path)
+    assert await backend.schema_version() == LATEST
+    names = await backend.table_names()
+    assert {"tables", "moves", "guild_settings", "games", "game_players", "ratings"} <= names
 
 
-async def test_migrations_are_idempotent_on_reopen(db_path: Path) -> None:
+async def test_migrations_are_idempotent_on_reopen(backend: Backend) -> None:
     """Reopening a migrated database changes neither its version nor its data."""
-    first = await Storage.open(db_path)
+    first = await backend.open()
     record = await first.create_table(lobby())
     await first.close()
     for _ in range(2):
-        again = await reopen(db_path)
+        again = await reopen(backend)
         try:
             assert await again.schema_version() == LATEST
             await again.migrate()
@@ -85,31 +88,30 @@ async def test_migrations_are_idempotent_on_reopen(db_path: Path) -> None:
 
 # The leaked connection is the subject of test_refused_database_is_closed below.
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-async def test_database_newer_than_code_is_refused(db_path: Path) -> None:
+async def test_database_newer_than_code_is_refused(backend: Backend) -> None:
     """A database from a newer version of the bot is refused, not downgraded or touched."""
-    with sqlite3.connect(db_path) as connection:
-        connection.execute(f"PRAGMA user_version = {LATEST + 1}")
-    with pytest.raises(RuntimeError, match="newer"):
-        await Storage.open(db_path)
-    with sqlite3.connect(db_path) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == LATEST + 1
-    assert "tables" not in table_names(db_path)
+    await backend.set_schema_version(LATEST + 1)
+    with pytest.raises(SchemaTooNew, match="newer"):
+        await backend.open()
+    assert await backend.schema_version() == LATEST + 1
+    assert "tables" not in await backend.table_names()
 
 
-async def test_refused_database_is_closed(db_path: Path) -> None:
-    """Refusing a newer database closes its connection instead of leaking it."""
-    with sqlite3.connect(db_path) as connection:
-        connection.execute(f"PRAGMA user_version = {LATEST + 1}")
+async def test_refused_database_is_closed(backend: Backend) -> None:
+    """Refusing a newer database closes its connections instead of leaking them."""
+    await backend.set_schema_version(LATEST + 1)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ResourceWarning)
-        with pytest.raises(RuntimeError):
-            await Storage.open(db_path)
+        with pytest.raises(SchemaTooNew):
+            await backend.open()
         gc.collect()
     assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
 
 
+@SQLITE_ONLY
 async def test_wal_mode(storage: Storage) -> None:
-    """The database runs in WAL mode, so a crash never loses a committed move."""
+    """The SQLite file runs in WAL mode, so a crash never loses a committed move."""
+    assert isinstance(storage, SqliteStorage)
     async with storage._db.execute("PRAGMA journal_mode") as cursor:
         row = await cursor.fetchone()
     assert row is not None
@@ -128,7 +130,7 @@ async def test_create_assigns_ids(storage: Storage) -> None:
     assert first.id != second.id
 
 
-async def test_round_trip(storage: Storage, db_path: Path) -> None:
+async def test_round_trip(storage: Storage, backend: Backend) -> None:
     """Options, seats, state and metadata survive create, save and a fresh get."""
     record = await storage.create_table(
         lobby(
@@ -149,7 +151,7 @@ async def test_round_trip(storage: Storage, db_path: Path) -> None:
     record.meta["names"]["33"] = "Čeněk 🃏"
     await storage.save_table(record)
 
-    again = await reopen(db_path)
+    again = await reopen(backend)
     try:
         loaded = await again.get_table(record.id)
     finally:
@@ -207,7 +209,7 @@ async def test_storage_usable_after_channel_busy(storage: Storage) -> None:
 # -- the move log ----------------------------------------------------------------------
 
 
-async def test_save_with_move_commits_both(storage: Storage, db_path: Path) -> None:
+async def test_save_with_move_commits_both(storage: Storage, backend: Backend) -> None:
     """A saved move and the table state it produced are both visible to a new connection."""
     record = await storage.create_table(lobby(status="running", state={"n": 0}))
     assert record.id is not None
@@ -216,7 +218,7 @@ async def test_save_with_move_commits_both(storage: Storage, db_path: Path) -> N
         record.state = {"n": number}
         await storage.save_table(record, (player, action))
 
-    other = await reopen(db_path)
+    other = await reopen(backend)
     try:
         assert await other.moves(record.id) == [(1, "11", "pass"), (2, "22", "take")]
         loaded = await other.get_table(record.id)
@@ -235,7 +237,7 @@ async def test_save_without_move_leaves_log_alone(storage: Storage) -> None:
     assert await storage.moves(record.id or 0) == []
 
 
-async def test_failed_move_rolls_back_state(storage: Storage, db_path: Path) -> None:
+async def test_failed_move_rolls_back_state(storage: Storage, backend: Backend) -> None:
     """If the move cannot be logged, the table update is rolled back with it."""
     record = await storage.create_table(lobby(status="running", state={"n": 0}))
     assert record.id is not None
@@ -244,10 +246,10 @@ async def test_failed_move_rolls_back_state(storage: Storage, db_path: Path) -> 
     await storage.save_table(record, ("11", "pass"))
 
     record.state = {"n": "clobbered"}  # same move number: the log refuses a duplicate
-    with pytest.raises(aiosqlite.IntegrityError):
+    with pytest.raises(backend.integrity_error):
         await storage.save_table(record, ("22", "take"))
 
-    other = await reopen(db_path)
+    other = await reopen(backend)
     try:
         loaded = await other.get_table(record.id)
         assert loaded is not None
@@ -300,3 +302,293 @@ async def test_closing_a_table_removes_it_from_open_tables(storage: Storage) -> 
     record.status = "finished"
     await storage.save_table(record)
     assert await storage.open_tables() == []
+
+
+# -- optimistic concurrency, records, settings -------------------------------------------
+
+GUILD = 1
+DISCORD_ID = 1 << 62  # a snowflake far beyond 32 bits
+
+
+def result_of(record: TableRecord, *scores: tuple[str, int]) -> GameResult:
+    """A finished game's result: players ranked by score, lowest first (No Thanks!)."""
+    ranked = sorted(scores, key=lambda pair: pair[1])
+    return GameResult(
+        table_id=record.id or 0,
+        guild_id=record.guild_id,
+        channel_id=record.channel_id,
+        game=record.game,
+        status="finished",
+        seed="7",
+        options={},
+        started_at=10.0,
+        ended_at=20.5,
+        moves=record.move_number,
+        players=tuple(
+            PlayerResult(
+                seat=seat,
+                player=player,
+                name=f"p{player}",
+                level=None,
+                score=score,
+                rank=1 + [s for _, s in ranked].index(score),
+                stats={"chips": 3 + seat, "longest_run": 2},
+            )
+            for seat, (player, score) in enumerate(scores)
+        ),
+    )
+
+
+async def test_stale_save_is_refused_and_changes_nothing(
+    storage: Storage, backend: Backend
+) -> None:
+    """Two writers load revision 0; the second save is StaleWrite and leaves the first's work."""
+    mine = await storage.create_table(lobby(status="running", state={"n": 0}))
+    other = await reopen(backend)
+    try:
+        theirs = await other.get_table(mine.id or 0)
+        assert theirs is not None
+        theirs.move_number = 1
+        theirs.state = {"n": "theirs"}
+        await other.save_table(theirs, ("22", "take"))
+    finally:
+        await other.close()
+    mine.move_number = 1
+    mine.state = {"n": "mine"}
+    with pytest.raises(StaleWrite):
+        await storage.save_table(mine, ("11", "pass"))
+    assert mine.revision == 0
+    loaded = await storage.get_table(mine.id or 0)
+    assert loaded is not None and loaded.state == {"n": "theirs"} and loaded.revision == 1
+    assert await storage.moves(mine.id or 0) == [(1, "22", "take")]
+
+
+async def test_racing_saves_of_one_revision_let_exactly_one_through(
+    storage: Storage, backend: Backend
+) -> None:
+    """Saves racing from separate connections on one revision: one commits, the rest are stale."""
+    created = await storage.create_table(lobby(status="running", state={"n": 0}))
+    writers = [await reopen(backend) for _ in range(4)]
+    try:
+        records = [await writer.get_table(created.id or 0) for writer in writers]
+
+        async def save(writer: Storage, record: TableRecord | None, player: str) -> str:
+            assert record is not None
+            record.move_number = 1
+            record.state = {"n": player}
+            try:
+                await writer.save_table(record, (player, "take"))
+            except StaleWrite:
+                return "stale"
+            except backend.integrity_error:
+                # The move log's key refuses a second move 1 (a racer that read before
+                # the winner's commit): the transaction is rolled back all the same.
+                return "stale"
+            return "saved"
+
+        outcomes = await asyncio.gather(
+            *(save(w, r, str(i)) for i, (w, r) in enumerate(zip(writers, records, strict=True)))
+        )
+    finally:
+        for writer in writers:
+            await writer.close()
+    assert sorted(outcomes) == ["saved", "stale", "stale", "stale"]
+    winner = str(outcomes.index("saved"))
+    loaded = await storage.get_table(created.id or 0)
+    assert loaded is not None and loaded.state == {"n": winner} and loaded.revision == 1
+    assert await storage.moves(created.id or 0) == [(1, winner, "take")]
+
+
+async def test_game_end_records_in_the_same_transaction(storage: Storage) -> None:
+    """The last move, the table, the game, its seats and the ratings commit together."""
+    record = await storage.create_table(
+        lobby(guild_id=DISCORD_ID, channel_id=DISCORD_ID + 1, status="running")
+    )
+    record.status = "finished"
+    record.move_number = 5
+    result = result_of(record, ("11", 30), ("22", 12))
+    await storage.save_table(record, ("11", "take"), result=result)
+    assert set(record.meta["rating_changes"]) == {"11", "22"}
+    games = await storage.read("SELECT * FROM games WHERE table_id = ?", (record.id,))
+    assert [(g["guild_id"], g["moves"], g["ended_at"]) for g in games] == [(DISCORD_ID, 5, 20.5)]
+    seats = await storage.read(
+        "SELECT player, rank, won, rating_change FROM game_players WHERE table_id = ?"
+        " ORDER BY seat",
+        (record.id,),
+    )
+    assert [(s["player"], s["rank"], s["won"]) for s in seats] == [("11", 2, 0), ("22", 1, 1)]
+    assert seats[1]["rating_change"] == record.meta["rating_changes"]["22"] > 0
+    ratings = await storage.read("SELECT player, games FROM ratings ORDER BY player")
+    assert [(r["player"], r["games"]) for r in ratings] == [("11", 1), ("22", 1)]
+    loaded = await storage.get_table(record.id or 0)
+    assert loaded == record
+
+
+async def test_failed_game_end_records_nothing(storage: Storage) -> None:
+    """A stale final save writes no game, no seat and no rating either."""
+    record = await storage.create_table(lobby(status="running"))
+    record.status = "finished"
+    record.move_number = 3
+    with pytest.raises(StaleWrite):
+        await storage.save_table(
+            record,
+            ("11", "take"),
+            expect_revision=7,
+            result=result_of(record, ("11", 3), ("22", 5)),
+        )
+    for table in ("games", "game_players", "ratings", "moves"):
+        assert await storage.read(f"SELECT * FROM {table}") == []
+
+
+async def test_stats_queries_read_the_same_on_both(storage: Storage) -> None:
+    """The records' own queries (TOTAL, json_extract) give the same figures on both backends."""
+    for game, (first, second) in enumerate([(30, 12), (8, 40)]):
+        record = await storage.create_table(lobby(channel_id=100 + game, status="running"))
+        record.status = "finished"
+        await storage.save_table(record, result=result_of(record, ("11", first), ("22", second)))
+    stats = await player_stats(storage, GUILD, "nothanks", "11")
+    assert (stats.games, stats.wins) == (2, 1)
+    assert stats.figures == NoThanksFigures(
+        average_score=19.0, best_score=8, average_chips=3.0, longest_run=2
+    )
+    assert stats.rating is not None and stats.rating.games == 2
+    board = await leaderboard(storage, GUILD, "nothanks")
+    assert board.people == ()  # nobody has played enough rated games yet
+
+
+async def test_guild_language_round_trip(storage: Storage) -> None:
+    """A server's language is stored, replaced and cleared; other servers keep theirs."""
+    assert await storage.get_guild_language(DISCORD_ID) is None
+    await storage.set_guild_language(DISCORD_ID, "de")
+    await storage.set_guild_language(5, "it")
+    await storage.set_guild_language(DISCORD_ID, "ru")
+    assert await storage.get_guild_language(DISCORD_ID) == "ru"
+    await storage.set_guild_language(DISCORD_ID, None)
+    assert await storage.get_guild_language(DISCORD_ID) is None
+    assert await storage.get_guild_language(5) == "it"
+
+
+async def test_rematch_and_forget_user(storage: Storage) -> None:
+    """A rematch is found by its metadata; a forgotten player leaves no name or rating."""
+    old = await storage.create_table(
+        lobby(status="running", meta={"names": {"11": "Ann", "22": "Bo"}})
+    )
+    old.status = "finished"
+    old.move_number = 2
+    await storage.save_table(old, ("11", "take"), result=result_of(old, ("11", 3), ("22", 9)))
+    assert not await storage.rematch_opened(old.id or 0)
+    await storage.create_table(lobby(200, meta={"rematch_of": old.id}))
+    assert await storage.rematch_opened(old.id or 0)
+    changed = await storage.forget_user(11, "gone-1", "former player")
+    assert changed >= 4
+    loaded = await storage.get_table(old.id or 0)
+    assert loaded is not None and loaded.meta["names"]["11"] == "former player"
+    assert await storage.moves(old.id or 0) == [(2, "gone-1", "take")]
+    assert await storage.read("SELECT 1 FROM ratings WHERE player = ?", ("11",)) == []
+    seats = await storage.read("SELECT player, name FROM game_players ORDER BY seat")
+    assert [(s["player"], s["name"]) for s in seats] == [
+        ("gone-1", "former player"),
+        ("22", "p22"),
+    ]
+
+
+async def test_discard_and_quarantine(storage: Storage) -> None:
+    """A discarded table is gone; a quarantined one is `broken` and frees its channel."""
+    gone = await storage.create_table(lobby(100))
+    await storage.discard_table(gone.id or 0)
+    assert await storage.get_table(gone.id or 0) is None
+    broken = await storage.create_table(lobby(100))
+    await storage.quarantine(broken.id or 0)
+    loaded = await storage.get_table(broken.id or 0)
+    assert loaded is not None and loaded.status == "broken" and loaded.revision == 1
+    assert await storage.open_tables() == []
+    await storage.create_table(lobby(100))
+
+
+# -- the shard claim ------------------------------------------------------------------------
+
+
+async def test_second_claim_of_a_shard_is_refused(storage: Storage, backend: Backend) -> None:
+    """On PostgreSQL a shard belongs to one process; on SQLite the instance lock does this."""
+    await storage.claim_shards([0, 1, 2, 3])
+    other = await reopen(backend)
+    try:
+        if backend.name == "sqlite":
+            await other.claim_shards([2, 3])  # a no-op: bot.instance_lock refuses instead
+            return
+        with pytest.raises(ShardClaimed) as raised:
+            await other.claim_shards([3, 4, 2])
+        assert raised.value.shards == (2, 3)
+        assert "2, 3" in str(raised.value)
+        # The refused claim kept nothing: shard 4 is still free for a third process.
+        await other.claim_shards([4, 5])
+        await storage.close()  # the first process stops: its shards are free again
+        await other.claim_shards([0, 1])
+    finally:
+        await other.close()
+
+
+# -- the upgrade path -----------------------------------------------------------------------
+
+
+async def test_older_schema_is_upgraded_in_place(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database left at v3 by an older bot reaches the latest version, its rows converted."""
+    import bot.storage.postgres
+    import bot.storage.sqlite
+
+    for module in (bot.storage.sqlite, bot.storage.postgres):
+        monkeypatch.setattr(module, "MIGRATIONS", MIGRATIONS[:3])
+    old = await backend.open()
+    await old.close()
+    assert await backend.schema_version() == 3
+    # v3 renamed `extra` to `meta` but kept its old keys; the next step converts them.
+    await backend.execute(
+        "INSERT INTO tables (id, game, guild_id, channel_id, host_id, status, options, seats,"
+        " meta, created_at, updated_at) VALUES (7, 'nothanks', 1, 100, 11, 'lobby', '{}',"
+        " '[11]', ?, 1.0, 2.0)",
+        '{"names": {"11": "Ann"}, "bots": {"22": "hard"}, "expired": true, "junk": 1}',
+    )
+    monkeypatch.undo()
+    storage = await backend.open()
+    try:
+        assert await storage.schema_version() == LATEST
+        loaded = await storage.get_table(7)
+        assert loaded is not None
+        assert loaded.meta == {
+            "names": {"11": "Ann"},
+            "computers": {"22": "hard"},
+            "closed_reason": "expired",
+        }
+        # The records' tables arrived too, and the upgraded database takes new tables.
+        assert {"games", "game_players", "ratings"} <= await backend.table_names()
+        fresh = await storage.create_table(lobby(200))
+        assert fresh.id is not None and fresh.id != 7
+    finally:
+        await storage.close()
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+async def test_lost_claim_is_reported(
+    storage: Storage, backend: Backend, caplog: pytest.LogCaptureFixture
+) -> None:
+    """If the server drops the claim's connection, the process says so at CRITICAL."""
+    await storage.claim_shards([5])
+    with caplog.at_level(logging.CRITICAL, logger="bot.storage.postgres"):
+        await backend.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_locks"
+            " WHERE locktype = 'advisory' AND objid = 5 AND pid <> pg_backend_pid()"
+        )
+        for _ in range(100):
+            if caplog.records:
+                break
+            await asyncio.sleep(0.05)
+    assert [r.getMessage() for r in caplog.records] == [
+        "lost the database connection holding shards [5]: restart this process"
+    ]
+    other = await reopen(backend)
+    try:
+        await other.claim_shards([5])  # free again: the server let go with the connection
+    finally:
+        await other.close()

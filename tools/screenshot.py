@@ -237,7 +237,8 @@ async def main(out: Path) -> None:
         speak(locale)
         database = Path(tempfile.mkdtemp()) / "shots.db"
         bot = create_bot(Settings(token="x" * 24 + ".yyyyyy." + "z" * 27, database=database))
-        async with simcord.run(bot) as env:
+        # One shard: SimCord's stand-in for the count Discord would recommend.
+        async with simcord.run(bot, shard_count=1) as env:
             await env.bot.tree.sync()
             guild = env.create_guild(preferred_locale=locale)
             members = [

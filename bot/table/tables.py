@@ -2,7 +2,8 @@
 
 It opens and restores tables, carries out timed events (computer moves, pings, timeouts,
 lobby expiry) through the one change path, and frees a session when its table ends.
-Publishing goes through a `Publisher`, which the Discord layer provides.
+Publishing goes through a `Publisher`, which the Discord layer provides. A registry holds
+only the tables of its process's shards (`ShardSet`): others are never loaded or timed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from bot.storage import BrokenRow, ChannelBusy, Storage, TableRecord
 from bot.table.errors import UserError
 from bot.table.meta import TableMeta
 from bot.table.session import Draft, TableSession, game_result
+from bot.table.shards import ShardSet
 from bot.table.spec import GameSpec, Letter
 from bot.table.thinking import ThinkingPool
 from bot.table.timers import TimedEvent, Timers
@@ -70,11 +72,14 @@ class Tables:
         clock: Callable[[], float],
         ready: Callable[[], Awaitable[object]],
         thinking: ThinkingPool | None = None,
+        shards: ShardSet | None = None,
     ) -> None:
         self.storage = storage
         # Where searches run: worker processes once started, else a thread of this process.
         self.thinking = ThinkingPool(0) if thinking is None else thinking
         self.clock = clock
+        # The shards this process runs: only their guilds' tables are loaded and timed.
+        self.shards = shards or ShardSet()
         self.specs: dict[str, GameSpec] = {}
         self.publisher: Publisher = QuietPublisher()
         # Called after every saved change, e.g. by a game that keeps private views current.
@@ -96,6 +101,10 @@ class Tables:
         if lock is None:
             lock = self._locks[channel_id] = asyncio.Lock()
         return lock
+
+    def owns(self, guild_id: int | None) -> bool:
+        """Whether a guild's tables belong to this process's shards."""
+        return self.shards.owns(guild_id)
 
     def get(self, table_id: int) -> TableSession | None:
         """An open table by id, or None if it is closed or unknown."""
@@ -160,14 +169,20 @@ class Tables:
     # -- opening and restoring ----------------------------------------------------------
 
     async def restore(self) -> list[TableSession]:
-        """Load every open table of the registered games; plan their timers and refreshes.
+        """Load every open table of the registered games and of this process's shards; plan
+        their timers and refreshes.
 
         A table that no longer loads is quarantined (status `broken`, its channel freed,
-        logged once, its message told) and every other table starts normally.
+        logged once, its message told) and every other table starts normally. Another
+        shard's tables are left alone, broken or not: their own process deals with them.
         """
         restored: list[TableSession] = []
         broken: list[BrokenRow] = []
+        others = 0
         for record in await self.storage.open_tables():
+            if not self.owns(record.guild_id):
+                others += 1
+                continue
             if isinstance(record, BrokenRow):
                 broken.append(record)
                 continue
@@ -200,7 +215,13 @@ class Tables:
         for session in restored:
             self.publisher.refresh(session)
             self._tidy(session)  # a reminder whose turn passed before the restart
-        log.info("restored %d tables, quarantined %d", len(restored), len(broken))
+        log.info(
+            "restored %d tables, quarantined %d (%s; %d tables of other shards left alone)",
+            len(restored),
+            len(broken),
+            self.shards,
+            others,
+        )
         await self.backfill_records()
         return restored
 
@@ -209,6 +230,8 @@ class Tables:
         that order); a game whose state no longer loads is left out. Returns the count."""
         count = 0
         for record, created, updated in await self.storage.unrecorded_games():
+            if not self.owns(record.guild_id):
+                continue  # its shard's process records it, exactly once
             spec = self.specs.get(record.game)
             if spec is None or record.state is None:
                 continue
@@ -238,7 +261,10 @@ class Tables:
         """Open a lobby: create its row, let ``seat`` fill it, post its message.
 
         If the message cannot be posted, the row is deleted again, so the channel is free.
+        A guild of another process's shard is refused: that process would never see the table.
         """
+        if not self.owns(record.guild_id):
+            raise UserError("table.foreign_shard")
         async with self.lock(record.channel_id):
             existing = self.in_channel(record.channel_id)
             if existing is not None:

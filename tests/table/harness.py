@@ -18,6 +18,7 @@ from bot.table.spec import GameSpec, Letter
 from bot.table.tables import Tables
 from cogs.nothanks import SPEC as NOTHANKS
 from cogs.rage import SPEC as RAGE
+from tests.backends import Backend
 
 HOST, BEN, CID, DORA = 101, 102, 103, 104
 NAMES = {HOST: "ana", BEN: "ben", CID: "cid", DORA: "dora"}
@@ -72,7 +73,8 @@ class RecordingPublisher:
 class Harness:
     """Storage, the registry, the clock, the publisher and the timers' start gate."""
 
-    path: Path
+    path: Path | str  # what Storage.open takes: a SQLite file or a PostgreSQL URL
+    backend: Backend
     storage: Storage
     tables: Tables
     clock: Clock
@@ -93,17 +95,17 @@ def make_tables(storage: Storage, clock: Clock, gate: asyncio.Event) -> Tables:
 
 
 @pytest.fixture
-async def h(tmp_path: Path) -> AsyncIterator[Harness]:
-    """A table registry on a fresh database, with timers held until the test opens the gate."""
-    path = tmp_path / "db"
-    storage = await Storage.open(path)
+async def h(backend: Backend) -> AsyncIterator[Harness]:
+    """A table registry on a fresh database (each backend in turn), with timers held until
+    the test opens the gate."""
+    storage = await backend.open()
     clock = Clock()
     gate = asyncio.Event()
     tables = make_tables(storage, clock, gate)
     publisher = RecordingPublisher()
     tables.publisher = publisher
     try:
-        yield Harness(path, storage, tables, clock, publisher, gate)
+        yield Harness(backend.target, backend, storage, tables, clock, publisher, gate)
     finally:
         tables.close()
         await storage.close()

@@ -11,7 +11,8 @@ import pytest
 from openskill.models import PlackettLuce
 
 from bot.engines.nothanks import TAKE, NoThanksGame
-from bot.storage import MIGRATIONS, Storage, _migrate_step
+from bot.storage import MIGRATIONS, Storage
+from bot.storage.sqlite import migrate_step
 from bot.table.spec import GameSpec
 from cogs.nothanks import SPEC as NOTHANKS
 from cogs.rage import decode_action as decode_rage
@@ -111,7 +112,7 @@ def v3_database(path: Path) -> None:
     connection = sqlite3.connect(path)
     try:
         for version, step in enumerate(MIGRATIONS[:3], start=1):
-            _migrate_step(connection, step, version)
+            migrate_step(connection, step, version)
         finished = NoThanksGame.new(["11", "22", "33"], seed=5)
         while not finished.is_over:
             finished.apply(finished.players[finished.active], TAKE)

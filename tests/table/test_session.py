@@ -639,14 +639,9 @@ async def test_v2_database_is_migrated_to_typed_metadata(tmp_path: Path) -> None
         await storage.close()
 
 
-def corrupt(path: Path, table_id: int, column: str, text: str) -> None:
+async def corrupt(h: Harness, table_id: int, column: str, text: str) -> None:
     """Overwrite one column of a row behind the bot's back."""
-    connection = sqlite3.connect(path)
-    try:
-        connection.execute(f"UPDATE tables SET {column} = ? WHERE id = ?", (text, table_id))
-        connection.commit()
-    finally:
-        connection.close()
+    await h.backend.execute(f"UPDATE tables SET {column} = ? WHERE id = ?", text, table_id)
 
 
 @SPECS
@@ -667,7 +662,7 @@ async def test_restore_skips_an_unreadable_row(
     await seat(good, BEN, CID)
     await good.change(lambda d: d.start(HOST, 3))
     h.tables.close()
-    corrupt(h.path, broken.id, column, text)
+    await corrupt(h, broken.id, column, text)
     tables = make_tables(h.storage, h.clock, asyncio.Event())
     publisher = RecordingPublisher()
     tables.publisher = publisher
@@ -697,7 +692,7 @@ async def test_restore_skips_a_row_with_unparsable_json(
     broken = await started(h, NOTHANKS)
     good = await open_lobby(h, RAGE, channel=CHANNEL + 1)
     h.tables.close()
-    corrupt(h.path, broken.id, "state", '{"players": ["1", "2"')
+    await corrupt(h, broken.id, "state", '{"players": ["1", "2"')
     tables = make_tables(h.storage, h.clock, asyncio.Event())
     publisher = RecordingPublisher()
     tables.publisher = publisher

@@ -336,8 +336,11 @@ async def test_servers_never_mix(h: Harness) -> None:
     assert ben_here.rating != ben_there.rating
 
 
+# SQLite's plans: PostgreSQL's planner rightly scans tables this small, so its plan says
+# nothing about the indexes; the queries' results are checked on both backends above.
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 async def test_queries_use_indexes(h: Harness) -> None:
-    """Every stats and leaderboard query searches an index: no scan of the records."""
+    """Every stats and leaderboard query searches an index (SQLite): no scan of the records."""
     await five_games(h.storage, [(ANA, 10, 1, {}), (HARD, 20, 2, {}), (BEN, 30, 3, {})])
     for query in QUERIES:
         plan = await h.storage.read("EXPLAIN QUERY PLAN " + query, [1] * query.count("?"))

@@ -1,0 +1,204 @@
+"""The Storage interface, implemented once on the two primitives each backend provides.
+
+`_transaction` runs one unit of work (bot.storage.work) in one transaction and `read`
+returns the rows of a read-only query. SQL is written once, with `?` placeholders; the
+PostgreSQL backend numbers them.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from bot.records.results import GameResult
+from bot.storage import work
+from bot.storage.base import (
+    BrokenRow,
+    Dialect,
+    TableRecord,
+    broken_row,
+    is_postgres_url,
+    row_to_record,
+)
+
+T = TypeVar("T")
+Work = Callable[..., Coroutine[Any, Any, T]]
+
+
+class Storage(ABC):
+    """The bot's database, SQLite or PostgreSQL: tables, their move logs and the records."""
+
+    dialect: Dialect
+
+    @classmethod
+    async def open(cls, target: Path | str, *, busy_timeout: float = 5.0) -> Storage:
+        """Open the database (a SQLite path or a postgresql:// URL) and migrate its schema.
+
+        ``busy_timeout`` is how long a SQLite write waits for another connection's lock
+        before it fails; the table layer defers a click whose save takes longer than
+        Discord allows.
+        """
+        if is_postgres_url(target):
+            from bot.storage.postgres import PostgresStorage
+
+            return await PostgresStorage.connect(str(target))
+        from bot.storage.sqlite import SqliteStorage
+
+        return await SqliteStorage.connect(target, busy_timeout=busy_timeout)
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Close every connection (and give up any shard claimed)."""
+
+    @abstractmethod
+    async def schema_version(self) -> int:
+        """The schema version the database is at."""
+
+    @abstractmethod
+    async def migrate(self) -> None:
+        """Apply every migration the database has not seen yet, each in its own transaction."""
+
+    @abstractmethod
+    async def claim_shards(self, shard_ids: Sequence[int]) -> None:
+        """Own these shards for the life of this storage; ShardClaimed if another has one."""
+
+    @abstractmethod
+    async def read(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Rows of a read-only query (the records' history, stats and leaderboards)."""
+
+    @abstractmethod
+    async def _transaction(self, unit: Work[T], *args: Any) -> T:
+        """Run ``unit(transaction, *args)`` in one transaction; roll back if it raises."""
+
+    async def create_table(self, record: TableRecord) -> TableRecord:
+        """Insert a new table and set its id; ChannelBusy if the channel has an open one."""
+        record.id = await self._transaction(work.insert_table, record, time.time())
+        record.revision = 0
+        return record
+
+    async def save_table(
+        self,
+        record: TableRecord,
+        move: tuple[str, str] | None = None,
+        *,
+        expect_revision: int | None = None,
+        result: GameResult | None = None,
+    ) -> None:
+        """Write the table and the move that produced it in one transaction.
+
+        The save replaces ``expect_revision`` (default: the record's own revision) and
+        bumps it; StaleWrite if the database holds another revision, so a stale writer
+        never overwrites newer state. The record's revision is updated only on success.
+
+        With a ``result`` (a game that ends), the records are written in the same
+        transaction: the game, its players and, for a finished game, the new ratings,
+        whose changes are also put into ``record.meta["rating_changes"]``.
+        """
+        if record.id is None:
+            raise ValueError("save_table needs a table that was created first")
+        expected = record.revision if expect_revision is None else expect_revision
+        await self._save(record, move, expected, time.time(), result)
+        record.revision = expected + 1
+
+    async def _save(
+        self,
+        record: TableRecord,
+        move: tuple[str, str] | None,
+        expected: int,
+        now: float,
+        result: GameResult | None,
+    ) -> None:
+        """The save itself (bot.storage.work.update_table); a backend may do it faster."""
+        await self._transaction(work.update_table, record, move, expected, now, result)
+
+    async def record_game(self, result: GameResult) -> dict[str, float]:
+        """Keep a game that ended outside a table save (back-fills); its rating changes."""
+        return await self._transaction(work.record_game, result)
+
+    async def unrecorded_games(self) -> list[tuple[TableRecord, float, float]]:
+        """Games that ended before the records existed: (table, created, updated), in order."""
+        rows = await self.read(
+            "SELECT t.* FROM tables AS t LEFT JOIN games AS g ON g.table_id = t.id"
+            " WHERE g.table_id IS NULL AND t.status IN ('finished', 'abandoned')"
+            " AND t.state IS NOT NULL ORDER BY t.updated_at, t.id"
+        )
+        found = []
+        for row in rows:
+            try:
+                found.append((row_to_record(row), row["created_at"], row["updated_at"]))
+            except (ValueError, TypeError):
+                continue  # an unreadable old row is simply not back-filled
+        return found
+
+    async def quarantine(self, table_id: int) -> None:
+        """Close a table that no longer loads (status `broken`), freeing its channel."""
+        await self._transaction(work.quarantine, table_id, time.time())
+
+    async def rematch_opened(self, table_id: int) -> bool:
+        """Whether a rematch of this table was ever opened (a table is rematched once)."""
+        rows = await self.read(
+            "SELECT 1 FROM tables WHERE json_extract(meta, '$.rematch_of') = ? LIMIT 1",
+            (table_id,),
+        )
+        return bool(rows)
+
+    async def discard_table(self, table_id: int) -> None:
+        """Delete a table that never reached its channel (its lobby message failed)."""
+        await self._transaction(work.discard_table, table_id)
+
+    async def get_table(self, table_id: int) -> TableRecord | None:
+        """The table with this id, or None."""
+        rows = await self.read("SELECT * FROM tables WHERE id = ?", (table_id,))
+        return row_to_record(rows[0]) if rows else None
+
+    async def open_tables(self, game: str | None = None) -> list[TableRecord | BrokenRow]:
+        """Every lobby and running game (of one game, if given), oldest first.
+
+        A row that cannot be decoded comes back as a BrokenRow, never as an exception.
+        """
+        query = "SELECT * FROM tables WHERE status IN ('lobby', 'running')"
+        params: tuple[Any, ...] = ()
+        if game is not None:
+            query += " AND game = ?"
+            params = (game,)
+        records: list[TableRecord | BrokenRow] = []
+        for row in await self.read(query + " ORDER BY id", params):
+            try:
+                records.append(row_to_record(row))
+            except (ValueError, TypeError) as error:
+                # One unreadable row (a hand edit, another version) must not keep every
+                # other table from starting: the caller quarantines it.
+                records.append(broken_row(row, f"unreadable row: {error}"))
+        return records
+
+    async def moves(self, table_id: int) -> list[tuple[int, str, str]]:
+        """The move log of one table: (move number, player, action)."""
+        rows = await self.read(
+            "SELECT move_number, player, action FROM moves WHERE table_id = ? ORDER BY move_number",
+            (table_id,),
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    async def get_guild_language(self, guild_id: int) -> str | None:
+        """The language a server chose for public table messages, or None for its default."""
+        rows = await self.read(
+            "SELECT language FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        )
+        return None if not rows else rows[0]["language"]
+
+    async def set_guild_language(self, guild_id: int, language: str | None) -> None:
+        """Store a server's language for public table messages; None clears it."""
+        await self._transaction(work.set_guild_language, guild_id, language)
+
+    async def forget_user(self, user_id: int, anonymous: str, name: str = "former player") -> int:
+        """Forget a person in every server's records, in one transaction; rows changed.
+
+        Their seats in stored games take ``anonymous`` as id (in the move log too, so the
+        games still replay for the others) and ``name``; their names in closed tables'
+        metadata become ``name``; their ratings are deleted. Open tables are left alone:
+        the caller refuses while the person sits at one.
+        """
+        return await self._transaction(work.forget_user, str(user_id), anonymous, name)

@@ -1,0 +1,255 @@
+"""The PostgreSQL backend (`DATABASE_URL=postgresql://…`): asyncpg with a connection pool.
+
+Every save is one transaction on a pooled connection; optimistic concurrency on the
+table's revision (bot.storage.work.update_table) is what keeps two writers apart, so
+several processes can share the database. Shards are claimed with advisory locks held by
+one dedicated connection for the life of the process.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+import asyncpg  # type: ignore[import-untyped]
+
+from bot.records.results import GameResult
+from bot.storage import work
+from bot.storage.base import Dialect, SchemaTooNew, ShardClaimed, StaleWrite, TableRecord
+from bot.storage.interface import Storage, Work
+from bot.storage.schema import MIGRATIONS, postgres_ddl
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+# The first key of every advisory lock the bot takes ("card" in ASCII); the second is a
+# shard id, or MIGRATION_LOCK while a process migrates the schema.
+LOCK_KEY = 0x63617264
+MIGRATION_LOCK = -1
+CONNECT_TIMEOUT = 10.0
+POOL_SIZE = 10
+
+POSTGRES = Dialect(
+    name="postgres",
+    unique_violation=(asyncpg.UniqueViolationError,),
+    names_player="(meta::jsonb -> 'names' -> CAST(? AS TEXT)) IS NOT NULL",
+    set_version="UPDATE cardtable_schema SET version = {version}",
+    ddl=postgres_ddl,
+)
+
+# Made once, before the first migration: where the schema version is kept, and the two
+# SQLite functions the records' queries use (bot.stats), so that their SQL stays one text.
+BOOTSTRAP = """
+CREATE TABLE cardtable_schema (version INTEGER NOT NULL);
+INSERT INTO cardtable_schema (version) VALUES (0);
+CREATE FUNCTION json_extract(document TEXT, path TEXT) RETURNS DOUBLE PRECISION
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT (document::jsonb #>> string_to_array(substr(path, 3), '.'))::double precision $$;
+CREATE AGGREGATE total(DOUBLE PRECISION) (
+    SFUNC = float8pl, STYPE = DOUBLE PRECISION, INITCOND = '0'
+);
+"""
+
+
+@functools.lru_cache(maxsize=1024)
+def numbered(sql: str) -> str:
+    """SQL with `?` placeholders in PostgreSQL's `$1, $2, …` form (quoted text left alone)."""
+    out: list[str] = []
+    count = 0
+    quoted = False
+    for char in sql:
+        if char == "'":
+            quoted = not quoted
+        elif char == "?" and not quoted:
+            count += 1
+            out.append(f"${count}")
+            continue
+        out.append(char)
+    return "".join(out)
+
+
+# A move and the state it produced in one statement: one round trip, atomic on its own.
+# Data-modifying WITH parts always run to completion, so the move is logged exactly when
+# the revision matched; the count says whether it did.
+SAVE_WITH_MOVE = numbered(
+    f"WITH updated AS ({work.UPDATE_TABLE} RETURNING id),"
+    " logged AS (INSERT INTO moves (table_id, move_number, player, action, at)"
+    " SELECT id, CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT),"
+    " CAST(? AS DOUBLE PRECISION) FROM updated RETURNING 1)"
+    " SELECT COUNT(*) FROM updated"
+)
+SAVE = numbered(work.UPDATE_TABLE)
+
+
+class _Transaction:
+    """An open transaction on one pooled connection."""
+
+    dialect = POSTGRES
+
+    def __init__(self, connection: asyncpg.Connection) -> None:
+        self._connection = connection
+
+    async def execute(self, sql: str, *params: Any) -> int:
+        """Run a statement; the number of rows it changed (from the command tag)."""
+        if params:
+            tag = await self._connection.execute(numbered(sql), *params)
+        else:
+            tag = await self._connection.execute(sql)
+        last = str(tag).rsplit(" ", 1)[-1]
+        return int(last) if last.isdigit() else 0
+
+    async def fetch(self, sql: str, *params: Any) -> list[Any]:
+        """The rows of a query."""
+        return list(await self._connection.fetch(numbered(sql), *params))
+
+
+async def schema_version_at(connection: asyncpg.Connection) -> int:
+    """The schema version of the database a connection is on (0 if the bot never ran on it)."""
+    if await connection.fetchval("SELECT to_regclass('cardtable_schema')") is None:
+        return 0
+    return int(await connection.fetchval("SELECT version FROM cardtable_schema"))
+
+
+async def probe(url: str) -> int:
+    """Connect once and read the schema version; the driver's error if that fails."""
+    connection = await asyncpg.connect(url, timeout=CONNECT_TIMEOUT)
+    try:
+        return await schema_version_at(connection)
+    finally:
+        await connection.close()
+
+
+class PostgresStorage(Storage):
+    """The bot's database on a PostgreSQL server, shared by every process of the bot."""
+
+    dialect = POSTGRES
+
+    def __init__(self, url: str, pool: asyncpg.Pool) -> None:
+        self._url = url
+        self._pool = pool
+        self._claim: asyncpg.Connection | None = None
+        self._claimed: list[int] = []
+
+    @classmethod
+    async def connect(cls, url: str, *, pool_size: int = POOL_SIZE) -> PostgresStorage:
+        """Open a connection pool on the database and bring its schema up to date."""
+        pool = await asyncpg.create_pool(
+            url, min_size=1, max_size=pool_size, timeout=CONNECT_TIMEOUT
+        )
+        storage = cls(url, pool)
+        try:
+            await storage.migrate()
+        except BaseException:
+            await pool.close()
+            raise
+        return storage
+
+    @property
+    def url(self) -> str:
+        """The database's URL (with its password: never log it)."""
+        return self._url
+
+    async def close(self) -> None:
+        """Give up the shards claimed, then close the pool (again is harmless)."""
+        if self._claim is not None:
+            claim, self._claim = self._claim, None
+            await claim.close()
+        if not self._pool.is_closing():
+            await self._pool.close()
+
+    async def schema_version(self) -> int:
+        """The schema version the database is at."""
+        async with self._pool.acquire() as connection:
+            return await schema_version_at(connection)
+
+    async def migrate(self) -> None:
+        """Apply every migration not yet applied, each in its own transaction.
+
+        Processes starting together take turns (an advisory lock), so each step runs once.
+        """
+        async with self._pool.acquire() as connection:
+            await connection.execute("SELECT pg_advisory_lock($1, $2)", LOCK_KEY, MIGRATION_LOCK)
+            try:
+                current = await schema_version_at(connection)
+                if current > len(MIGRATIONS):
+                    raise SchemaTooNew(
+                        f"database schema v{current} is newer than this bot"
+                        f" (v{len(MIGRATIONS)}); upgrade the bot or use another DATABASE_URL"
+                    )
+                if await connection.fetchval("SELECT to_regclass('cardtable_schema')") is None:
+                    async with connection.transaction():
+                        await connection.execute(BOOTSTRAP)
+                for version, step in enumerate(MIGRATIONS[current:], start=current + 1):
+                    async with connection.transaction():
+                        await work.apply_step(_Transaction(connection), step, version)
+            finally:
+                await connection.execute(
+                    "SELECT pg_advisory_unlock($1, $2)", LOCK_KEY, MIGRATION_LOCK
+                )
+
+    async def claim_shards(self, shard_ids: Sequence[int]) -> None:
+        """Own these shards until close (or until the process dies and PostgreSQL notices).
+
+        One session advisory lock per shard, on a connection of its own outside the pool;
+        ShardClaimed naming every shard another process holds (and none is kept then).
+        """
+        if self._claim is None:
+            self._claim = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+            self._claim.add_termination_listener(self._claim_lost)
+        taken: list[int] = []
+        held: list[int] = []
+        for shard in sorted(set(shard_ids)):
+            got = await self._claim.fetchval("SELECT pg_try_advisory_lock($1, $2)", LOCK_KEY, shard)
+            (taken if got else held).append(shard)
+        if held:
+            for shard in taken:
+                await self._claim.fetchval("SELECT pg_advisory_unlock($1, $2)", LOCK_KEY, shard)
+            raise ShardClaimed(held)
+        self._claimed = sorted({*self._claimed, *taken})
+        log.info("claimed shards %s", taken)
+
+    def _claim_lost(self, connection: object) -> None:
+        """The claim's connection died (not closed by us): the shards are no longer ours."""
+        if self._claim is None:
+            return  # closed on purpose
+        self._claim = None
+        # Another process may now claim these shards; saves stay safe (revisions), but
+        # timers could run twice. Say so loudly: the operator restarts this process.
+        log.critical(
+            "lost the database connection holding shards %s: restart this process", self._claimed
+        )
+
+    async def read(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Rows of a read-only query (the records' history, stats and leaderboards)."""
+        return list(await self._pool.fetch(numbered(query), *params))
+
+    async def _save(
+        self,
+        record: TableRecord,
+        move: tuple[str, str] | None,
+        expected: int,
+        now: float,
+        result: GameResult | None,
+    ) -> None:
+        """A move (or a lobby change) is one statement and one round trip; the end of a
+        game, with its records and ratings, is the shared multi-statement transaction."""
+        if result is not None:
+            await super()._save(record, move, expected, now, result)
+            return
+        params = (*work.columns_of(record), now, record.id, expected)
+        if move is None:
+            tag = await self._pool.execute(SAVE, *params)
+            changed = int(str(tag).rsplit(" ", 1)[-1])
+        else:
+            changed = await self._pool.fetchval(
+                SAVE_WITH_MOVE, *params, record.move_number, move[0], move[1], now
+            )
+        if changed != 1:
+            raise StaleWrite(f"table {record.id} is no longer at revision {expected}")
+
+    async def _transaction(self, unit: Work[T], *args: Any) -> T:
+        """Run the unit of work in one transaction on a pooled connection."""
+        async with self._pool.acquire() as connection, connection.transaction():
+            return await unit(_Transaction(connection), *args)

@@ -1,0 +1,279 @@
+"""Every write the bot makes, each one transaction, written once for both backends.
+
+Each function takes an open Transaction and awaits only its statements. On PostgreSQL
+they run on a pooled connection; on SQLite the whole function runs on the database thread
+(see bot.storage.sqlite), so a save is still one hop there.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bot.records.ratings import Rating, rate
+from bot.records.results import GameResult, PlayerResult
+from bot.storage.base import ChannelBusy, StaleWrite, TableRecord, Transaction
+from bot.storage.schema import Migration, Rewrite, dump, statements
+
+
+def columns_of(record: TableRecord) -> tuple[Any, ...]:
+    """The columns a save writes, in the order both the INSERT and the UPDATE name them."""
+    return (
+        record.message_id,
+        record.host_id,
+        record.status,
+        dump(record.options),
+        dump(record.seats),
+        None if record.state is None else dump(record.state),
+        record.move_number,
+        dump(record.meta),
+    )
+
+
+async def apply_step(tx: Transaction, step: Migration, version: int) -> None:
+    """Move the schema one version up: the step, then the recorded version."""
+    if isinstance(step, Rewrite):
+        for row in await tx.fetch(step.select):
+            await tx.execute(step.update, *step.convert(tuple(row)))
+    else:
+        for statement in statements(tx.dialect.ddl(step)):
+            await tx.execute(statement)
+    await tx.execute(tx.dialect.set_version.format(version=int(version)))
+
+
+async def insert_table(tx: Transaction, record: TableRecord, now: float) -> int:
+    """Insert a new table; its id. ChannelBusy if the channel already has an open one."""
+    try:
+        rows = await tx.fetch(
+            "INSERT INTO tables (game, guild_id, channel_id, message_id, host_id, status,"
+            " options, seats, state, move_number, meta, created_at, updated_at, revision)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id",
+            record.game,
+            record.guild_id,
+            record.channel_id,
+            *columns_of(record),
+            now,
+            now,
+        )
+    except tx.dialect.unique_violation:
+        raise ChannelBusy(record.channel_id) from None
+    return int(rows[0][0])
+
+
+# A save: the columns (columns_of), the time, then the id and the revision it replaces.
+UPDATE_TABLE = (
+    "UPDATE tables SET message_id = ?, host_id = ?, status = ?, options = ?,"
+    " seats = ?, state = ?, move_number = ?, meta = ?, updated_at = ?,"
+    " revision = revision + 1 WHERE id = ? AND revision = ?"
+)
+
+
+async def update_table(
+    tx: Transaction,
+    record: TableRecord,
+    move: tuple[str, str] | None,
+    expected: int,
+    now: float,
+    result: GameResult | None = None,
+) -> None:
+    """Save a table at revision ``expected``, its move and, for a game that ends, its records."""
+    if result is not None:
+        changes = await record_game(tx, result)
+        if changes:
+            record.meta = {**record.meta, "rating_changes": changes}
+    changed = await tx.execute(
+        UPDATE_TABLE,
+        *columns_of(record),
+        now,
+        record.id,
+        expected,
+    )
+    if changed != 1:
+        raise StaleWrite(f"table {record.id} is no longer at revision {expected}")
+    if move is not None:
+        await tx.execute(
+            "INSERT INTO moves (table_id, move_number, player, action, at) VALUES (?, ?, ?, ?, ?)",
+            record.id,
+            record.move_number,
+            move[0],
+            move[1],
+            now,
+        )
+
+
+def _upsert(table: str, columns: tuple[str, ...], key: tuple[str, ...]) -> str:
+    """An INSERT that replaces the row with the same key (the same SQL on both backends)."""
+    updated = ", ".join(f"{column} = excluded.{column}" for column in columns if column not in key)
+    return (
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+        f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updated}"
+    )
+
+
+GAME_COLUMNS = (
+    "table_id",
+    "guild_id",
+    "channel_id",
+    "game",
+    "status",
+    "seed",
+    "options",
+    "started_at",
+    "ended_at",
+    "moves",
+)
+SEAT_COLUMNS = (
+    "table_id",
+    "seat",
+    "guild_id",
+    "game",
+    "status",
+    "player",
+    "seat_player",
+    "name",
+    "level",
+    "score",
+    "rank",
+    "won",
+    "stats",
+    "rating_change",
+)
+UPSERT_GAME = _upsert("games", GAME_COLUMNS, ("table_id",))
+UPSERT_SEAT = _upsert("game_players", SEAT_COLUMNS, ("table_id", "seat"))
+
+
+async def record_game(tx: Transaction, result: GameResult) -> dict[str, float]:
+    """Keep a game that ended; rate a finished one. Returns each player's rating change."""
+    await tx.execute(
+        UPSERT_GAME,
+        result.table_id,
+        result.guild_id,
+        result.channel_id,
+        result.game,
+        result.status,
+        result.seed,
+        dump(result.options),
+        result.started_at,
+        result.ended_at,
+        result.moves,
+    )
+    changes: dict[str, float] = {}
+    if result.rated and result.guild_id is not None:
+        changes = await _rate(tx, result)
+    for row in result.players:
+        await tx.execute(
+            UPSERT_SEAT,
+            result.table_id,
+            row.seat,
+            result.guild_id,
+            result.game,
+            result.status,
+            row.player,
+            row.seat_player or row.player,
+            row.name,
+            row.level,
+            row.score,
+            row.rank,
+            int(row.won and result.rated),
+            dump(row.stats),
+            changes.get(row.player),
+        )
+    return changes
+
+
+async def _rate(tx: Transaction, result: GameResult) -> dict[str, float]:
+    """Update every seat's rating from the game's ranks (OpenSkill); return the changes."""
+    before = []
+    for row in result.players:
+        found = await tx.fetch(
+            "SELECT mu, sigma FROM ratings WHERE guild_id = ? AND game = ? AND player = ?",
+            result.guild_id,
+            result.game,
+            row.player,
+        )
+        before.append(Rating(found[0][0], found[0][1]) if found else Rating())
+    after = rate(before, [row.rank for row in result.players])
+    # Two computers of one level at a table share one rating row: it moves by their
+    # average, and the game counts once for it.
+    merged: dict[str, list[tuple[PlayerResult, Rating, Rating]]] = {}
+    for row, old, new in zip(result.players, before, after, strict=True):
+        merged.setdefault(row.player, []).append((row, old, new))
+    changes = {}
+    for player, seats in merged.items():
+        row, old = seats[0][0], seats[0][1]
+        new = Rating(
+            sum(seat[2].mu for seat in seats) / len(seats),
+            sum(seat[2].sigma for seat in seats) / len(seats),
+        )
+        changes[player] = round(new.conservative - old.conservative, 2)
+        await tx.execute(
+            "INSERT INTO ratings (guild_id, game, player, name, is_computer, mu, sigma, games)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (guild_id, game, player) DO UPDATE"
+            " SET name = excluded.name, mu = excluded.mu, sigma = excluded.sigma,"
+            " games = ratings.games + 1",
+            result.guild_id,
+            result.game,
+            player,
+            row.name,
+            int(row.level is not None),
+            new.mu,
+            new.sigma,
+        )
+    return changes
+
+
+async def quarantine(tx: Transaction, table_id: int, now: float) -> None:
+    """Close a table that no longer loads (status `broken`)."""
+    await tx.execute(
+        "UPDATE tables SET status = 'broken', updated_at = ?, revision = revision + 1 WHERE id = ?",
+        now,
+        table_id,
+    )
+
+
+async def discard_table(tx: Transaction, table_id: int) -> None:
+    """Delete a table that never reached its channel, and its (empty) move log."""
+    await tx.execute("DELETE FROM moves WHERE table_id = ?", table_id)
+    await tx.execute("DELETE FROM tables WHERE id = ?", table_id)
+
+
+async def set_guild_language(tx: Transaction, guild_id: int, language: str | None) -> None:
+    """Store a server's language; an upsert keeps the row (and any other setting) on clear."""
+    await tx.execute(
+        "INSERT INTO guild_settings (guild_id, language) VALUES (?, ?)"
+        " ON CONFLICT (guild_id) DO UPDATE SET language = excluded.language",
+        guild_id,
+        language,
+    )
+
+
+async def forget_user(tx: Transaction, player: str, anonymous: str, name: str) -> int:
+    """Replace a person by an anonymous id and name in the records; drop their ratings."""
+    changed = 0
+    # The move log first, while game_players still says which tables were theirs.
+    changed += await tx.execute(
+        "UPDATE moves SET player = ? WHERE player = ? AND table_id IN"
+        " (SELECT table_id FROM game_players WHERE seat_player = ?)",
+        anonymous,
+        player,
+        player,
+    )
+    changed += await tx.execute(
+        "UPDATE game_players SET seat_player = ? WHERE seat_player = ?", anonymous, player
+    )
+    changed += await tx.execute(
+        "UPDATE game_players SET player = ?, name = ? WHERE player = ?", anonymous, name, player
+    )
+    changed += await tx.execute("DELETE FROM ratings WHERE player = ?", player)
+    rows = await tx.fetch(
+        "SELECT id, meta FROM tables WHERE status NOT IN ('lobby', 'running')"
+        f" AND {tx.dialect.names_player}",
+        player,
+    )
+    for table_id, text in rows:
+        meta = json.loads(text)
+        meta["names"][player] = name
+        meta.get("user_locales", {}).pop(player, None)
+        await tx.execute("UPDATE tables SET meta = ? WHERE id = ?", dump(meta), table_id)
+        changed += 1
+    return changed

@@ -1,0 +1,66 @@
+"""The sparring league's schedule and standings (benchmarks/league.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections import Counter
+from pathlib import Path
+
+_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "league.py"
+_spec = importlib.util.spec_from_file_location("league", _PATH)
+assert _spec and _spec.loader
+league = importlib.util.module_from_spec(_spec)
+sys.modules["league"] = league
+_spec.loader.exec_module(league)
+
+
+def _by_seat_order(lineup, seed):
+    """A stand-in game where seat order decides: seat 0 wins, seat 1 second, and so on."""
+    return list(range(1, len(lineup) + 1)), [float(-i) for i in range(len(lineup))]
+
+
+def test_schedule_rotates_every_lineup_through_every_seat() -> None:
+    """Each deal is played once per rotation, so every entrant sits in every seat."""
+    games = list(league.schedule(["a", "b", "c", "d"], 3, 12 * 3, seed=5))
+    assert len(games) == 36
+    seats = Counter((name, lineup.index(name)) for lineup, _ in games for name in lineup)
+    assert set(seats.values()) == {9}  # 3 line-ups with each entrant, 3 cycles
+    deals = Counter(seed for _, seed in games)
+    assert set(deals.values()) == {3}
+
+
+def test_head_to_head_puts_the_hero_in_each_seat_once_per_deal() -> None:
+    """One hero against copies of one opponent, the hero's seat rotating on each deal."""
+    games = list(league.head_to_head("hero", "ismcts", 3, 9, seed=1))
+    assert [lineup.index("hero") for lineup, _ in games] == [0, 1, 2] * 3
+    assert all(lineup.count("ismcts") == 2 for lineup, _ in games)
+
+
+def test_seat_luck_cancels_out_over_rotations() -> None:
+    """When only the seat decides, rotation gives every entrant the same share."""
+    table = league.run_league(
+        league.schedule(["a", "b", "c"], 3, 30, seed=2), _by_seat_order, table_size=3
+    )
+    shares = {s.name: round(s.share, 6) for s in table.standings.values()}
+    assert shares == {"a": round(1 / 3, 6), "b": round(1 / 3, 6), "c": round(1 / 3, 6)}
+    assert "parity 33.3%" in table.report()
+
+
+def test_a_stronger_entrant_rates_higher_and_ties_split_the_win() -> None:
+    """An entrant that always wins rates first; a shared first place counts as half."""
+
+    def play(lineup, seed):
+        """'strong' always wins; the others tie for second."""
+        return [1 if n == "strong" else 2 for n in lineup], [0.0] * len(lineup)
+
+    table = league.run_league(
+        league.schedule(["strong", "x", "y"], 3, 30, seed=3), play, table_size=3
+    )
+    order = sorted(table.standings.values(), key=lambda s: s.rating, reverse=True)
+    assert order[0].name == "strong" and order[0].share == 1.0
+    low, high = league.wilson(order[0].wins, order[0].games)
+    assert low > 0.85 and high > 0.999
+    tie = league.League(2)
+    tie.add(["x", "y"], ([1, 1], [0.0, 0.0]))
+    assert tie.standings["x"].wins == 0.5

@@ -93,7 +93,7 @@ def warm(modules: tuple[str, ...]) -> None:
             log.exception("a thinking worker could not import %s", module)
 
 
-def ready() -> float:
+def started() -> float:
     """A worker's answer that it has started (and warmed up)."""
     return time.monotonic()
 
@@ -159,9 +159,11 @@ class ThinkingPool:
     async def _first_open(self) -> None:
         try:
             self._executor = await self._open()
+            log.info("computer players think in %d worker processes", self.workers)
+        except Exception:
+            log.exception("no thinking worker could start; computers think in the bot's process")
         finally:
             self._starting.release()
-        log.info("computer players think in %d worker processes", self.workers)
 
     async def ready(self) -> None:
         """Wait until the workers have started (at once if there are none)."""
@@ -178,7 +180,7 @@ class ThinkingPool:
         )
         loop = asyncio.get_running_loop()
         # The pool starts a worker per task it cannot hand to an idle one: one task each.
-        pings = [loop.run_in_executor(executor, ready) for _ in range(self.workers)]
+        pings = [loop.run_in_executor(executor, started) for _ in range(self.workers)]
         try:
             await asyncio.wait_for(asyncio.gather(*pings), self.start_timeout)
         except (BrokenProcessPool, TimeoutError):
@@ -196,7 +198,11 @@ class ThinkingPool:
                 process.kill()  # a stuck search never ends by itself
             broken.shutdown(wait=False, cancel_futures=True)
             self.replacements += 1
-            self._executor = await self._open()
+            self._executor = None
+            try:
+                self._executor = await self._open()
+            except Exception:
+                log.exception("no new thinking worker could start; thinking in the bot's process")
 
     async def _current(self) -> ProcessPoolExecutor | None:
         """The pool to use, once any start or replacement in progress is done."""
@@ -241,7 +247,7 @@ class ThinkingPool:
         return await asyncio.to_thread(think, choose, view, level, seed, memory)
 
     async def close(self) -> None:
-        """Stop the workers (a search in progress is thought out in this process)."""
+        """Stop the workers once their searches in progress end; later searches think here."""
         await self.ready()  # a pool still starting would outlive the bot
         self._closed = True
         executor, self._executor = self._executor, None

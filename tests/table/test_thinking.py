@@ -271,3 +271,26 @@ async def test_a_closed_pool_still_answers_in_this_process() -> None:
         (max(view.legal), "here"),
         None,
     )
+
+
+async def test_workers_that_cannot_start_leave_the_thinking_here(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A machine that refuses new processes: an error is logged and every move still made."""
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr("bot.table.thinking.ProcessPoolExecutor", refuse)
+    thinking = ThinkingPool(1)
+    with caplog.at_level(logging.ERROR, logger="bot.table.thinking"):
+        await thinking.start(THINKERS)
+        await thinking.ready()
+    assert thinking.in_process
+    assert "no thinking worker could start" in caplog.text
+    view = first_view()
+    assert await thinking.search(thinkers.plays_highest, view, "hard", "s", None) == (
+        (max(view.legal), "here"),
+        None,
+    )
+    await thinking.close()

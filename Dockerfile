@@ -43,6 +43,7 @@ COPY --from=build /opt/cardtable/.venv /opt/cardtable/.venv
 COPY bot /opt/cardtable/bot
 COPY cogs /opt/cardtable/cogs
 COPY data/locales /opt/cardtable/data/locales
+COPY data/fonts /opt/cardtable/data/fonts
 RUN python -m compileall -q /opt/cardtable/bot /opt/cardtable/cogs
 ENV PATH=/opt/cardtable/.venv/bin:$PATH \
     PYTHONPATH=/opt/cardtable \

@@ -14,6 +14,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.command_translator import CatalogueTranslator
+from bot.guild_images import GuildImages
 from bot.health import heartbeat_path, write_heartbeat
 from bot.interactions import answer_error
 from bot.languages import GuildLanguages
@@ -85,6 +86,7 @@ class CardtableBot(commands.AutoShardedBot):
     storage: Storage
     tables: Tables
     languages: GuildLanguages
+    images: GuildImages
     publisher: DiscordPublisher
 
     def __init__(
@@ -214,6 +216,7 @@ class CardtableBot(commands.AutoShardedBot):
             await self.storage.claim_shards(self.shard_set.claims())
             log.info("running %s", self.shard_set)
         self.languages = GuildLanguages(self.storage)
+        self.images = GuildImages(self.storage)
         self.tables = Tables(
             self.storage,
             clock=now,
@@ -294,6 +297,9 @@ class CardtableBot(commands.AutoShardedBot):
         languages = getattr(self, "languages", None)
         if languages is not None:
             languages.close()
+        images = getattr(self, "images", None)
+        if images is not None:
+            images.close()
         await super().close()
         storage = getattr(self, "storage", None)
         if storage is not None:

@@ -8,14 +8,18 @@ changes costs one edit, and a change made during an edit is followed by another 
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.i18n import t
-from bot.render.table import public_message
+from bot.render.images.cache import FILENAME, Picture, PictureCache
+from bot.render.table import public_message, public_picture
 from bot.storage import BrokenRow
 from bot.table.errors import SaveFailed
 from bot.table.session import Draft, TableSession
@@ -30,11 +34,32 @@ log = logging.getLogger(__name__)
 # edits keep a restart's refresh of many tables from hogging the connection.
 DRAIN_TASKS = 4
 RETRY_DELAYS = (1.0, 5.0, 15.0)
+# After Discord refused a picture in a channel (no Attach Files), its tables show text
+# only for this long before a picture is tried again (the permission may be granted).
+NO_PICTURES_FOR = 600.0
 
 
 async def _shown() -> bool:
     """For a change whose message was just posted with its current state."""
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class TablePicture:
+    """A painted picture for a table message: its key (what it shows), PNG and alt text."""
+
+    key: str
+    png: bytes
+    alt: str
+
+    def file(self) -> discord.File:
+        """A fresh upload of the picture (a File can be sent only once)."""
+        return discord.File(io.BytesIO(self.png), filename=FILENAME, description=self.alt)
+
+
+# What a message was last seen to carry: a picture's key, None for no picture; a message
+# missing from the map (posted before a restart, or after a failed edit) is unknown.
+_UNKNOWN = "?"
 
 
 class DiscordPublisher:
@@ -50,6 +75,12 @@ class DiscordPublisher:
         # One DM at a time per table and player: a refusal is seen before the next try.
         self._dm_locks: dict[tuple[int, str], asyncio.Lock] = {}
         self._tidying: set[int] = set()  # tables whose old reminder is being deleted
+        self.pictures = PictureCache()
+        self._painting: dict[str, asyncio.Future[bytes]] = {}
+        self._carried: dict[int, str | None] = {}  # message id -> key of the picture on it
+        # One edit at a time per message, so "which picture does it carry" stays true.
+        self._message_locks: dict[int, asyncio.Lock] = {}
+        self._refused: dict[int, float] = {}  # channel id -> when a picture was refused
 
     # -- what a table looks like ----------------------------------------------------------
 
@@ -59,8 +90,178 @@ class DiscordPublisher:
         return chosen or session.meta.locale
 
     def render(self, session: TableSession) -> MessageFields:
-        """The table's public message as it should look now."""
+        """The table's public message as it should look now, as text (no picture)."""
         return public_message(session.public(), session.spec.renderer, self.table_locale(session))
+
+    async def message(self, session: TableSession) -> tuple[MessageFields, TablePicture | None]:
+        """The table's public message and its picture, when the server shows pictures.
+
+        The picture is painted in a worker thread, once per state (see PictureCache). If it
+        cannot be painted, that is logged and the message goes out as text, which says the
+        same: a picture never stops a move from being shown.
+        """
+        public = session.public()
+        locale = self.table_locale(session)
+        fields = public_message(public, session.spec.renderer, locale)
+        embed = fields.get("embed")
+        if (
+            embed is None
+            or not self.bot.images.images_for(session.record.guild_id)
+            or self._refused_lately(session.channel_id)
+        ):
+            return fields, None
+        try:
+            picture = public_picture(public, session.spec.renderer, locale)
+            if picture is None:
+                return fields, None
+            png = await self.paint(picture)
+        except Exception:
+            log.exception(
+                "could not paint the picture of %s table %s at move %s; showing it as text",
+                session.spec.name,
+                session.id,
+                public.facts.move_number,
+            )
+            return fields, None
+        embed.set_image(url=f"attachment://{FILENAME}")
+        return fields, TablePicture(picture.key, png, picture.alt)
+
+    async def paint(self, picture: Picture) -> bytes:
+        """A picture's PNG: cached, or painted once in a worker thread however many ask."""
+        png = self.pictures.get(picture.key)
+        if png is not None:
+            return png
+        pending = self._painting.get(picture.key)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._painting[picture.key] = future
+        try:
+            png = await asyncio.to_thread(self.pictures.paint, picture)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except Exception as error:
+            future.set_exception(error)
+            future.exception()  # retrieved here: the caller below re-raises it
+            raise
+        else:
+            future.set_result(png)
+            return png
+        finally:
+            self._painting.pop(picture.key, None)
+
+    def _refused_lately(self, channel_id: int) -> bool:
+        refused = self._refused.get(channel_id)
+        return refused is not None and time.monotonic() - refused < NO_PICTURES_FOR
+
+    def _refuse(self, session: TableSession, error: discord.Forbidden) -> None:
+        """Discord refused the picture here (no Attach Files): show text for a while."""
+        log.warning(
+            "cannot attach the picture of %s table %s in channel %s (%s); showing text only",
+            session.spec.name,
+            session.id,
+            session.channel_id,
+            error,
+        )
+        self._refused[session.channel_id] = time.monotonic()
+
+    @staticmethod
+    def text_only(fields: MessageFields) -> MessageFields:
+        """The same message without its picture."""
+        fields = {key: value for key, value in fields.items() if key not in ("file", "attachments")}
+        embed = fields.get("embed")
+        if embed is not None:
+            embed.set_image(url=None)
+        return fields
+
+    async def _edit_carrying(
+        self,
+        session: TableSession,
+        message_id: int,
+        fields: MessageFields,
+        picture: TablePicture | None,
+        edit: Callable[..., Awaitable[Any]],
+    ) -> Any:
+        """Edit a message, uploading the picture only if it changed; text if it is refused."""
+        uploads = picture is not None and self._carried.get(message_id, _UNKNOWN) != picture.key
+        try:
+            result = await edit(**self.for_edit(message_id, dict(fields), picture))
+        except discord.Forbidden as error:
+            self._carried.pop(message_id, None)
+            if not uploads:
+                raise
+            self._refuse(session, error)
+            picture = None
+            result = await edit(**self.for_edit(message_id, self.text_only(fields), None))
+        except BaseException:
+            self._carried.pop(message_id, None)  # it may or may not have changed
+            raise
+        self.carries(message_id, picture)
+        return result
+
+    def _lock(self, message_id: int) -> asyncio.Lock:
+        return self._message_locks.setdefault(message_id, asyncio.Lock())
+
+    def for_edit(
+        self, message_id: int, fields: MessageFields, picture: TablePicture | None
+    ) -> MessageFields:
+        """Edit fields that upload the picture only if the message does not carry it yet."""
+        carried = self._carried.get(message_id, _UNKNOWN)
+        if picture is None:
+            if carried is not None:
+                fields["attachments"] = []  # drop an old picture (e.g. pictures turned off)
+        elif carried != picture.key:
+            fields["attachments"] = [picture.file()]
+        # Unchanged: no upload; the embed names the attachment the message already has.
+        return fields
+
+    def carries(self, message_id: int, picture: TablePicture | None) -> None:
+        """Note which picture a message now carries (after a successful send or edit)."""
+        self._carried[message_id] = None if picture is None else picture.key
+
+    async def show(self, session: TableSession) -> None:
+        """Edit the table's public message to its current state (picture only if changed)."""
+        message_id = session.record.message_id
+        if message_id is None:
+            return
+        async with self._lock(message_id):
+            fields, picture = await self.message(session)
+
+            async def edit(**changes: Any) -> None:
+                await self.edit(session, **changes)
+
+            await self._edit_carrying(session, message_id, fields, picture, edit)
+
+    async def answer_click(self, reply: Any, session: TableSession) -> bool:
+        """Answer a click on the table message by editing it to the current state."""
+        message_id = session.record.message_id
+        if message_id is None:
+            return bool(await reply.edit(**self.render(session)))
+        async with self._lock(message_id):
+            fields, picture = await self.message(session)
+            done = await self._edit_carrying(session, message_id, fields, picture, reply.edit)
+            return bool(done)
+
+    async def sendable(self, session: TableSession) -> tuple[MessageFields, TablePicture | None]:
+        """The table as a new message: its fields with the picture as a file to upload."""
+        fields, picture = await self.message(session)
+        if picture is not None:
+            fields["file"] = picture.file()
+        return fields, picture
+
+    async def send_table(
+        self, session: TableSession, send: Callable[..., Awaitable[Any]]
+    ) -> tuple[Any, TablePicture | None]:
+        """Post the table with ``send``; as text if the picture is refused. (result, picture)"""
+        fields, picture = await self.sendable(session)
+        try:
+            return await send(**fields), picture
+        except discord.Forbidden as error:
+            if picture is None:
+                raise
+            self._refuse(session, error)
+            return await send(**self.text_only(fields)), None
 
     # -- the public message ---------------------------------------------------------------
 
@@ -87,7 +288,7 @@ class DiscordPublisher:
                 await asyncio.sleep(delay)
             revision = session.revision
             try:
-                await self.edit(session, **self.render(session))
+                await self.show(session)
             except (discord.NotFound, discord.Forbidden) as error:
                 # Deleted, or no longer ours to edit: post the table anew instead.
                 log.warning(
@@ -139,7 +340,7 @@ class DiscordPublisher:
             session.channel_id, guild_id=session.record.guild_id
         )
         try:
-            message = await channel.send(**self.render(session))
+            message, picture = await self.send_table(session, channel.send)
         except discord.HTTPException as error:
             log.error(
                 "cannot show %s table %s in channel %s: %s",
@@ -150,6 +351,7 @@ class DiscordPublisher:
             )
             self._unshown.add(session.id)
             return False
+        self.carries(message.id, picture)
         try:
             await session.change(lambda d: d.set_message(message.id), then=_shown)
         except SaveFailed:
@@ -181,6 +383,7 @@ class DiscordPublisher:
             "content": t("table.reposted", locale, link=session.jump_url),
             "embed": None,
             "view": None,
+            "attachments": [],  # its picture would otherwise stay, shown as a plain file
         }
 
     async def edit_message(self, session: TableSession, message_id: int, **fields: Any) -> None:

@@ -108,7 +108,7 @@ class GameTableCog(commands.Cog):
         async def answer() -> bool:
             message = interaction.message
             if message is not None and message.id in (session.record.message_id, None):
-                return await reply.edit(**self.bot.publisher.render(session))
+                return await self.bot.publisher.answer_click(reply, session)
             # A click on an older message of this table (it was posted again): answer by
             # turning that one into a pointer; the publisher edits the current message.
             await reply.edit(**self.bot.publisher.pointer(session, interaction.locale))
@@ -348,10 +348,12 @@ class GameTableCog(commands.Cog):
         require_permissions(interaction)
         old_message = session.record.message_id
         async with session.lock:
-            sent = await interaction.response.send_message(**self.bot.publisher.render(session))
+            send = interaction.response.send_message
+            sent, picture = await self.bot.publisher.send_table(session, send)
             message_id = sent.message_id
             if message_id is None:
                 message_id = (await interaction.original_response()).id
+            self.bot.publisher.carries(message_id, picture)
             await session.change_locked(lambda d: d.set_message(message_id), then=_published)
         if old_message is not None and old_message != session.record.message_id:
             # The old copy points to the new one, so its buttons are not used by mistake.

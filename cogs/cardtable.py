@@ -61,12 +61,14 @@ class Cardtable(commands.Cog, name=COG_NAME):
     def __init__(self, bot: CardtableBot) -> None:
         self.bot = bot
         self.languages = bot.languages
+        self.images = bot.images
 
     async def cog_load(self) -> None:
         """Answer the records' components; read the settings of servers already connected."""
         self.bot.add_dynamic_items(*ITEMS)
         for guild in self.bot.guilds:
             await self.languages.load(guild.id)
+            await self.images.load(guild.id)
 
     async def cog_unload(self) -> None:
         """Stop answering the records' components."""
@@ -74,18 +76,21 @@ class Cardtable(commands.Cog, name=COG_NAME):
 
     @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:
-        """Cache a server's language when it comes online, before its first click."""
+        """Cache a server's settings when it comes online, before its first click."""
         await self.languages.load(guild.id)
+        await self.images.load(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
-        """Cache the language of a server the bot joins (normally none yet)."""
+        """Cache the settings of a server the bot joins (normally none yet)."""
         await self.languages.load(guild.id)
+        await self.images.load(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
-        """Forget a server the bot left; its setting stays stored for a return."""
+        """Forget a server the bot left; its settings stay stored for a return."""
         self.languages.forget(guild.id)
+        self.images.forget(guild.id)
 
     def language_for(self, guild_id: int | None) -> str | None:
         """The server's chosen language for public table messages (see GuildLanguages)."""
@@ -128,6 +133,34 @@ class Cardtable(commands.Cog, name=COG_NAME):
             raise ValueError(f"unknown language choice {language!r}")
         await interaction.response.send_message(text, ephemeral=True)
 
+    @group.command(
+        name="images",
+        description="Show pictures of the table in this server's table messages, or text only",
+    )
+    @app_commands.describe(show="On: a picture of the cards in each table message; off: text only")
+    @app_commands.choices(
+        show=[
+            app_commands.Choice(name="on", value="on"),
+            app_commands.Choice(name="off", value="off"),
+        ]
+    )
+    @answers_user_errors
+    async def images_setting(self, interaction: discord.Interaction, show: str) -> None:
+        """Turn pictures of the table on or off for this server (Manage Server)."""
+        if not can_configure(interaction):
+            raise UserError("settings.not_admin")
+        assert interaction.guild_id is not None  # the group is guild-only
+        if show not in ("on", "off"):
+            raise ValueError(f"unknown images choice {show!r}")
+        await self.images.set(interaction.guild_id, show == "on")
+        # Every open table of the server shows the change now, not at its next move.
+        for session in list(self.bot.tables):
+            if session.record.guild_id == interaction.guild_id:
+                self.bot.publisher.refresh(session)
+        await interaction.response.send_message(
+            t(f"settings.images.{show}", interaction.locale), ephemeral=True
+        )
+
     @group.command(name="about", description="What cardtable plays, and this server's settings")
     @answers_user_errors
     async def about(self, interaction: discord.Interaction) -> None:
@@ -139,8 +172,10 @@ class Cardtable(commands.Cog, name=COG_NAME):
         else:
             current = language_name(language_of(interaction.guild_locale))
             line = t("settings.about.language_default", locale, language=current)
+        shown = self.images.images_for(interaction.guild_id)
+        pictures = t("settings.about.images_on" if shown else "settings.about.images_off", locale)
         await interaction.response.send_message(
-            f"{t('settings.about.text', locale)}\n{line}", ephemeral=True
+            f"{t('settings.about.text', locale)}\n{line}\n{pictures}", ephemeral=True
         )
 
     # -- history and replays ---------------------------------------------------------

@@ -3,6 +3,7 @@ two storage backends (SQLite in a temporary folder, a schema on a real PostgreSQ
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -12,6 +13,26 @@ from simcord import Env
 from bot.app import EXTENSIONS, CardtableBot, create_bot
 from bot.settings import Settings
 from tests.backends import BACKENDS, Backend, drop_schema, fresh_schema, server_url
+
+WIRE_LOGGERS = ("discord.http", "discord.gateway")
+
+
+@pytest.fixture(autouse=True)
+def restore_logging() -> Iterator[None]:
+    """Put the root logger and discord.py's loggers back as they were after every test.
+
+    A test that runs `python -m bot`'s main in-process installs a stderr handler bound to
+    pytest's capture, which is closed after that test: later log lines would fail to print.
+    """
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    wire_levels = {name: logging.getLogger(name).level for name in WIRE_LOGGERS}
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    for name, wire_level in wire_levels.items():
+        logging.getLogger(name).setLevel(wire_level)
+
 
 TEST_TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 

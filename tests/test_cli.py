@@ -6,7 +6,6 @@ import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -150,19 +149,6 @@ def test_unknown_command(tmp_path: Path) -> None:
 WIRE_LOGGERS = ("discord.http", "discord.gateway")
 
 
-@pytest.fixture
-def restore_logging() -> Iterator[None]:
-    """Put the root logger and discord.py's loggers back as they were after the test."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    wire_levels = {name: logging.getLogger(name).level for name in WIRE_LOGGERS}
-    yield
-    root.handlers[:] = handlers
-    root.setLevel(level)
-    for name, wire_level in wire_levels.items():
-        logging.getLogger(name).setLevel(wire_level)
-
-
 def logged_at(settings: Settings, capsys: pytest.CaptureFixture[str]) -> str:
     """Configure logging for ``settings``, log like discord.py does, return what was written."""
     configure_logging(settings)
@@ -174,7 +160,6 @@ def logged_at(settings: Settings, capsys: pytest.CaptureFixture[str]) -> str:
     return capsys.readouterr().err
 
 
-@pytest.mark.usefixtures("restore_logging")
 def test_debug_log_keeps_request_bodies_out(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -186,7 +171,6 @@ def test_debug_log_keeps_request_bodies_out(
     assert "bot debug line" in text
 
 
-@pytest.mark.usefixtures("restore_logging")
 def test_http_debug_setting_logs_request_bodies(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -196,7 +180,6 @@ def test_http_debug_setting_logs_request_bodies(
     assert "itoken-gw" in text
 
 
-@pytest.mark.usefixtures("restore_logging")
 def test_quieter_levels_stay_quiet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """At WARNING, discord.py's HTTP INFO lines stay out too (the cap never lowers a level)."""
     text = logged_at(Settings(TOKEN, tmp_path / "db", log_level="WARNING"), capsys)

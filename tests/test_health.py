@@ -20,7 +20,6 @@ from bot.instance_lock import acquire
 # Imported to register the fixture here (pytest finds fixtures by module namespace).
 from tests.test_cli import (
     TOKEN,
-    restore_logging,  # noqa: F401
     run_bot,
 )
 
@@ -225,7 +224,6 @@ class FakeBot:
         self.heartbeat_existed = self.path.exists()
 
 
-@pytest.mark.usefixtures("restore_logging")
 def test_start_removes_an_old_heartbeat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A heartbeat left by a crashed run is removed before the bot logs in, so it never
     vouches for a bot that is still starting; the instance lock is released after."""
@@ -243,7 +241,6 @@ def test_start_removes_an_old_heartbeat(tmp_path: Path, monkeypatch: pytest.Monk
         pass
 
 
-@pytest.mark.usefixtures("restore_logging")
 def test_sync_keeps_the_heartbeat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`python -m bot sync` beside a running bot leaves its heartbeat and lock alone."""
     database = tmp_path / "cardtable.db"

@@ -24,6 +24,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "bot/render": ("bot.engines", "bot.table", "bot.i18n", "bot.render", "bot.stats"),
     "bot/interactions.py": ("bot.i18n", "bot.table"),
     "bot/languages.py": ("bot.storage",),
+    "bot/guild_images.py": ("bot.storage",),
     "bot/publisher.py": ("bot.i18n", "bot.render", "bot.storage", "bot.table", "bot.app"),
     "bot/tablecog.py": (
         "bot.i18n",
@@ -36,6 +37,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     ),
     "bot/app.py": (
         "bot.command_translator",
+        "bot.guild_images",
         "bot.health",
         "bot.interactions",
         "bot.languages",

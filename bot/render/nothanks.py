@@ -10,6 +10,8 @@ import discord
 from bot.engines.nothanks import PASS, PlayerView, rank_standings, runs, score
 from bot.i18n import t
 from bot.render.components import TableButton, static_view
+from bot.render.images import nothanks as pictures
+from bot.render.images.cache import Picture
 from bot.render.limits import fit
 from bot.render.table import rating_note
 from bot.table.spec import Letter, MessageFields, TableFacts, is_computer_id
@@ -306,6 +308,20 @@ class NoThanksRenderer:
     def final(self, facts: TableFacts, public: PlayerView, locale: object) -> MessageFields:
         """The final scoreboard."""
         return {"embed": final_embed(facts, public, locale)}
+
+    def picture(self, facts: TableFacts, public: PlayerView, locale: object) -> Picture:
+        """The picture of the table (or of the final board), from the public view."""
+        if public.is_over:
+            final = pictures.final_scene(facts, public, locale)
+            return Picture(final, pictures.final_png, t("images.alt.nothanks_final", locale))
+        scene = pictures.table_scene(facts, public, locale)
+        alt = " ".join(
+            [
+                t("images.alt.nothanks", locale),
+                f"{scene.card} · {scene.chips_label} · {scene.pile_label}.",
+            ]
+        )
+        return Picture(scene, pictures.table_png, alt)
 
     def private(self, facts: TableFacts, view: PlayerView, locale: object) -> MessageFields:
         """A player's chips, cards and score, within Discord's limits."""

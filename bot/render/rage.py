@@ -24,6 +24,8 @@ from bot.engines.rage.cards import CHANGE_TRUMP, MINUS_FIVE, NO_TRUMP, PLUS_FIVE
 from bot.engines.rage.scoring import ScoreSheet
 from bot.i18n import t
 from bot.render.components import TableButton, static_view
+from bot.render.images import rage as pictures
+from bot.render.images.cache import Picture
 from bot.render.limits import fit
 from bot.render.table import rating_note
 from bot.table.spec import MessageFields, TableFacts
@@ -447,6 +449,21 @@ class RageRenderer:
     def final(self, facts: TableFacts, public: RageView, locale: object) -> MessageFields:
         """The final standings and the whole score sheet."""
         return {"embed": final_embed(facts, public, locale)}
+
+    def picture(self, facts: TableFacts, public: RageView, locale: object) -> Picture:
+        """The trick while playing, the score sheet between rounds and at the end."""
+        if public.outcome is not None:
+            scene: pictures.TrickScene | pictures.SheetScene = pictures.sheet_scene(
+                facts, public, locale
+            )
+        else:
+            scene = pictures.table_scene(facts, public, locale)
+        if isinstance(scene, pictures.SheetScene):
+            alt = f"{t('images.alt.rage_sheet', locale)} {scene.title}."
+            return Picture(scene, pictures.sheet_png, alt)
+        return Picture(
+            scene, pictures.trick_png, f"{t('images.alt.rage_trick', locale)} {scene.title}."
+        )
 
     def private(self, facts: TableFacts, view: RageView, locale: object) -> MessageFields:
         """A player's hand with their legal choices."""

@@ -10,6 +10,7 @@ import discord
 
 from bot.i18n import t
 from bot.render.components import TableButton, TableSelect, static_view
+from bot.render.images.cache import Picture
 from bot.render.limits import fit
 from bot.table.session import LEVELS
 from bot.table.spec import GameRenderer, MessageFields, PublicTable, TableFacts, is_computer_id
@@ -154,6 +155,19 @@ def public_message(public: PublicTable, renderer: GameRenderer, locale: object) 
     fields = _public_message(public, renderer, locale)
     fields.setdefault("allowed_mentions", discord.AllowedMentions.none())
     return fit(fields)
+
+
+def public_picture(public: PublicTable, renderer: GameRenderer, locale: object) -> Picture | None:
+    """The picture of a running or finished game, from the public view; None for the rest.
+
+    A game without pictures has no `picture` method and keeps its text-only message.
+    """
+    facts = public.facts
+    picture = getattr(renderer, "picture", None)
+    if picture is None or public.view is None or facts.status not in ("running", "finished"):
+        return None
+    result: Picture = picture(facts, public.view, locale)
+    return result
 
 
 def people_to_act(public: PublicTable) -> list[str]:

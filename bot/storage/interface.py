@@ -193,6 +193,15 @@ class Storage(ABC):
         """Store a server's language for public table messages; None clears it."""
         await self._transaction(work.set_guild_language, guild_id, language)
 
+    async def get_guild_images(self, guild_id: int) -> bool | None:
+        """Whether a server's table messages show pictures; None if it never chose."""
+        rows = await self.read("SELECT images FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        return None if not rows or rows[0]["images"] is None else bool(rows[0]["images"])
+
+    async def set_guild_images(self, guild_id: int, images: bool) -> None:
+        """Store whether a server's table messages show pictures of the table."""
+        await self._transaction(work.set_guild_images, guild_id, images)
+
     async def forget_user(self, user_id: int, anonymous: str, name: str = "former player") -> int:
         """Forget a person in every server's records, in one transaction; rows changed.
 

@@ -155,7 +155,11 @@ class PostgresStorage(Storage):
         """Give up the shards claimed, then close the pool (again is harmless)."""
         if self._claim is not None:
             claim, self._claim = self._claim, None
-            await claim.close()
+            try:
+                await claim.close()
+            except (OSError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError):
+                # The server dropped it first (its locks went with it): nothing to give up.
+                claim.terminate()
         if not self._pool.is_closing():
             await self._pool.close()
 

@@ -170,6 +170,9 @@ MIGRATIONS: Sequence[Migration] = (
     );
     CREATE INDEX ratings_board ON ratings (guild_id, game, is_computer, games);
     """,
+    # Whether a server's table messages carry a picture of the table; NULL is the default
+    # (on), 0 is off (/cardtable images).
+    "ALTER TABLE guild_settings ADD COLUMN images INTEGER",
 )
 
 _ID_COLUMN = re.compile(r"\b(\w+_id) INTEGER\b")

@@ -247,6 +247,16 @@ async def set_guild_language(tx: Transaction, guild_id: int, language: str | Non
     )
 
 
+async def set_guild_images(tx: Transaction, guild_id: int, images: bool) -> None:
+    """Store whether a server's table messages show pictures; the upsert keeps its language."""
+    await tx.execute(
+        "INSERT INTO guild_settings (guild_id, images) VALUES (?, ?)"
+        " ON CONFLICT (guild_id) DO UPDATE SET images = excluded.images",
+        guild_id,
+        int(images),
+    )
+
+
 async def forget_user(tx: Transaction, player: str, anonymous: str, name: str) -> int:
     """Replace a person by an anonymous id and name in the records; drop their ratings."""
     changed = 0

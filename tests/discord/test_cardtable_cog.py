@@ -18,6 +18,7 @@ from simcord.builders import ChannelHandle, GuildHandle
 
 from bot.app import CardtableBot
 from bot.command_translator import CatalogueTranslator
+from bot.guild_images import GuildImages
 from bot.i18n import catalogues, t
 from bot.languages import GuildLanguages
 from bot.storage import Storage
@@ -146,6 +147,7 @@ async def test_language_survives_a_restart(
     restarted = make_bot()
     restarted.storage = await Storage.open(restarted.settings.database)
     restarted.languages = GuildLanguages(restarted.storage)
+    restarted.images = GuildImages(restarted.storage)
     await restarted.load_extension(EXTENSION)
     cog = restarted.get_cog("Cardtable")
     assert cog is not None
@@ -196,6 +198,7 @@ async def test_failed_background_read_is_logged_and_retried(
     bot = make_bot()
     bot.storage = await Storage.open(bot.settings.database)
     bot.languages = GuildLanguages(bot.storage)
+    bot.images = GuildImages(bot.storage)
     await bot.storage.set_guild_language(5, "it")
     await bot.load_extension(EXTENSION)
     cog = bot.get_cog("Cardtable")

@@ -1,0 +1,1 @@
+"""Pictures of the table: pure Pillow renderers from the same public facts as the embeds."""

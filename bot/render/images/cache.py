@@ -1,0 +1,64 @@
+"""Pictures by what they show: a scene, how it is painted, its key, and a small cache.
+
+The key is a digest of exactly what a picture shows (its scene and its painter), so one
+state is painted once however many people look, and a message's picture is uploaded
+again only when that key changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+FILENAME = "table-picture.png"
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """A picture to paint: what it shows, the painter, and its alt text."""
+
+    scene: Any  # a frozen dataclass of plain values
+    paint: Callable[[Any], bytes]
+    alt: str
+    key: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        painter = f"{self.paint.__module__}.{self.paint.__qualname__}"
+        digest = hashlib.sha256(repr((painter, self.scene)).encode("utf-8")).hexdigest()
+        object.__setattr__(self, "key", digest[:32])
+
+
+class PictureCache:
+    """PNG bytes by picture key; the least recently used are dropped. Thread-safe."""
+
+    def __init__(self, capacity: int = 256) -> None:
+        self.capacity = capacity
+        self._pngs: OrderedDict[str, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+        self.painted = 0  # pictures actually painted (misses)
+
+    def get(self, key: str) -> bytes | None:
+        """The cached PNG for a key, or None."""
+        with self._lock:
+            png = self._pngs.get(key)
+            if png is not None:
+                self._pngs.move_to_end(key)
+            return png
+
+    def paint(self, picture: Picture) -> bytes:
+        """The picture's PNG: from the cache, or painted now and kept."""
+        png = self.get(picture.key)
+        if png is not None:
+            return png
+        png = picture.paint(picture.scene)
+        with self._lock:
+            self.painted += 1
+            self._pngs[picture.key] = png
+            self._pngs.move_to_end(picture.key)
+            while len(self._pngs) > self.capacity:
+                self._pngs.popitem(last=False)
+        return png

@@ -152,8 +152,9 @@ def without_timers() -> None:
 
 
 def settings_for(database: Path) -> Settings:
-    """Settings for a bot on this database file."""
-    return Settings(token=TOKEN, database=database)
+    """Settings for a bot on this database file (no thinking workers: people play here,
+    and loop_lag.py measures the workers)."""
+    return Settings(token=TOKEN, database=database, ai_workers=0)
 
 
 def rage_cog(env: Env) -> Any:

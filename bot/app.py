@@ -25,6 +25,7 @@ from bot.storage import Storage
 from bot.table.errors import UserError
 from bot.table.shards import ShardSet
 from bot.table.tables import Tables
+from bot.table.thinking import ThinkingPool
 
 log = logging.getLogger(__name__)
 EXTENSIONS = ("cogs.nothanks", "cogs.rage", "cogs.cardtable", "cogs.admin")
@@ -217,7 +218,11 @@ class CardtableBot(commands.AutoShardedBot):
         self.languages = GuildLanguages(self.storage)
         self.images = GuildImages(self.storage)
         self.tables = Tables(
-            self.storage, clock=now, ready=self.wait_until_ready, shards=self.shard_set
+            self.storage,
+            clock=now,
+            ready=self.wait_until_ready,
+            shards=self.shard_set,
+            thinking=ThinkingPool(self.settings.ai_workers),
         )
         self.publisher = DiscordPublisher(self)
         self.tables.publisher = self.publisher
@@ -227,6 +232,8 @@ class CardtableBot(commands.AutoShardedBot):
         for extension in self.extensions_to_load:
             await self.load_extension(extension)
         if self.serve_tables:
+            # The workers start beside the restore; a search waits until they are ready.
+            await self.tables.start_thinking()
             await self.tables.restore()
 
     def owns(self, guild_id: int | None) -> bool:
@@ -281,11 +288,12 @@ class CardtableBot(commands.AutoShardedBot):
         await cog.on_click(interaction, click)
 
     async def close(self) -> None:
-        """Stop the heartbeat, close Discord, then the database."""
+        """Stop the heartbeat, close Discord, the thinking workers, then the database."""
         self.heartbeat.cancel()
         tables = getattr(self, "tables", None)
         if tables is not None:
             tables.close()
+            await tables.thinking.close()
         languages = getattr(self, "languages", None)
         if languages is not None:
             languages.close()

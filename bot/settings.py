@@ -7,7 +7,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Mapping, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -21,6 +21,11 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # Far above any real bot's shard count: a stray digit in SHARD_COUNT would otherwise make
 # discord.py open that many gateway connections (and SHARD_IDS expand to that many ids).
 MAX_SHARD_COUNT = 100_000
+
+
+def machine_workers() -> int:
+    """Thinking workers for this machine: every core but one for the event loop, at least 1."""
+    return max(1, (os.cpu_count() or 1) - 1)
 
 
 class ConfigError(Exception):
@@ -50,6 +55,8 @@ class Settings:
     shard_count: int | None = None
     # None: every shard of shard_count; otherwise the ones this process runs, ascending.
     shard_ids: tuple[int, ...] | None = None
+    # Worker processes for computer players' searches; 0 thinks in a thread of the bot.
+    ai_workers: int = field(default_factory=machine_workers)
 
     def __repr__(self) -> str:
         # The token (and a database password) must never reach a log line or a traceback.
@@ -58,7 +65,8 @@ class Settings:
             f"Settings(token=<hidden>, database={str(self.database)!r}, database_url={url!r}, "
             f"log_level={self.log_level!r}, dev_guild_id={self.dev_guild_id!r}, "
             f"owner_ids={sorted(self.owner_ids)!r}, http_debug={self.http_debug!r}, "
-            f"shard_count={self.shard_count!r}, shard_ids={self.shard_ids!r})"
+            f"shard_count={self.shard_count!r}, shard_ids={self.shard_ids!r}, "
+            f"ai_workers={self.ai_workers!r})"
         )
 
 
@@ -247,6 +255,19 @@ def shard_settings(environ: Mapping[str, str]) -> tuple[int | None, tuple[int, .
     return count, parse_shard_ids(raw_ids, count)
 
 
+def ai_workers(environ: Mapping[str, str]) -> int:
+    """CARDTABLE_AI_WORKERS: worker processes for searches (default: sized to the machine)."""
+    raw = environ.get("CARDTABLE_AI_WORKERS", "").strip()
+    if not raw:
+        return machine_workers()
+    if not raw.isdigit():
+        raise ConfigError(
+            f"CARDTABLE_AI_WORKERS must be a number of worker processes (0 thinks in the "
+            f"bot's own process), not {raw!r}"
+        )
+    return int(raw)
+
+
 def load_settings(
     environ: MutableMapping[str, str] | None = None,
     dotenv: Path | None = Path(".env"),
@@ -278,6 +299,7 @@ def load_settings(
         http_debug=http_debug,
         shard_count=shard_count,
         shard_ids=shard_ids,
+        ai_workers=ai_workers(environ),
     )
 
 

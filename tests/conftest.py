@@ -39,8 +39,11 @@ TEST_TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    """Settings pointing at a fresh database in a temporary folder."""
-    return Settings(token=TEST_TOKEN, database=tmp_path / "cardtable.db")
+    """Settings on a fresh database; computers think in a thread (no worker start-up cost).
+
+    Tests of the worker processes themselves start a `ThinkingPool` of their own.
+    """
+    return Settings(token=TEST_TOKEN, database=tmp_path / "cardtable.db", ai_workers=0)
 
 
 @pytest.fixture
@@ -67,6 +70,9 @@ async def make_bot(
         if storage is not None:
             # SimCord never calls bot.close(); an open aiosqlite thread would outlive the test.
             await storage.close()
+        tables = getattr(bot, "tables", None)
+        if tables is not None:
+            await tables.thinking.close()
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from bot.settings import (
     database_path,
     load_dotenv,
     load_settings,
+    machine_workers,
     parse_dotenv,
 )
 
@@ -93,6 +94,7 @@ def test_parse_dotenv_example_file() -> None:
         "CARDTABLE_HTTP_DEBUG",
         "SHARD_COUNT",
         "SHARD_IDS",
+        "CARDTABLE_AI_WORKERS",
     }
 
 
@@ -226,6 +228,29 @@ def test_http_debug_environment_wins_over_dotenv(tmp_path: Path) -> None:
     settings = load_settings(environment(tmp_path, CARDTABLE_HTTP_DEBUG="0"), dotenv=dotenv)
     assert settings.http_debug is False
     assert load_settings(environment(tmp_path), dotenv=dotenv).http_debug is True
+
+
+def test_ai_workers_default_to_every_core_but_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unset or empty, the thinking workers leave one core to the bot, and are at least 1."""
+    for cores, workers in ((8, 7), (2, 1), (1, 1), (None, 1)):
+        monkeypatch.setattr("os.cpu_count", lambda cores=cores: cores)
+        assert machine_workers() == workers
+        assert load(tmp_path).ai_workers == workers
+        assert load(tmp_path, CARDTABLE_AI_WORKERS=" ").ai_workers == workers
+
+
+@pytest.mark.parametrize("raw, expected", [("0", 0), ("3", 3), (" 12 ", 12)])
+def test_ai_workers_are_read(tmp_path: Path, raw: str, expected: int) -> None:
+    """A number of workers is taken as given; 0 thinks in the bot's own process."""
+    assert load(tmp_path, CARDTABLE_AI_WORKERS=raw).ai_workers == expected
+
+
+@pytest.mark.parametrize("raw", ["-1", "two", "1.5", "auto"])
+def test_invalid_ai_workers(tmp_path: Path, raw: str) -> None:
+    """Anything but a whole number gives a ConfigError naming CARDTABLE_AI_WORKERS."""
+    assert "CARDTABLE_AI_WORKERS" in config_error(tmp_path, CARDTABLE_AI_WORKERS=raw)
 
 
 @pytest.mark.parametrize("raw", ["2", "yep", "debug", "tru"])

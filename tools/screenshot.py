@@ -236,7 +236,9 @@ async def main(out: Path) -> None:
     for language, locale in LANGUAGES.items():
         speak(locale)
         database = Path(tempfile.mkdtemp()) / "shots.db"
-        bot = create_bot(Settings(token="x" * 24 + ".yyyyyy." + "z" * 27, database=database))
+        # Computers think in a thread here: a screenshot needs no worker processes.
+        token = "x" * 24 + ".yyyyyy." + "z" * 27
+        bot = create_bot(Settings(token=token, database=database, ai_workers=0))
         # One shard: SimCord's stand-in for the count Discord would recommend.
         async with simcord.run(bot, shard_count=1) as env:
             await env.bot.tree.sync()

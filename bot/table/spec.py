@@ -182,8 +182,9 @@ class GameSpec:
         default=lambda engine, player, move: []
     )
     start_letters: Callable[[GameEngine[Any]], list[Letter]] = field(default=lambda engine: [])
-    # Levels whose search is slow enough to run in a worker thread.
-    threaded_levels: frozenset[str] = frozenset({"hard"})
+    # Levels whose search is slow enough to think in a worker process (see thinking.py);
+    # the others take well under a millisecond, less than a round trip to a worker.
+    searching_levels: frozenset[str] = frozenset({"hard", "expert"})
     # How a move is written in the move log, and read back for a replay.
     encode_action: Callable[[Any], str] = str
     decode_action: Callable[[str], Any] = field(default=lambda text: text)

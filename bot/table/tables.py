@@ -20,6 +20,7 @@ from bot.table.meta import TableMeta
 from bot.table.session import Draft, TableSession, game_result
 from bot.table.shards import ShardSet
 from bot.table.spec import GameSpec, Letter
+from bot.table.thinking import ThinkingPool
 from bot.table.timers import TimedEvent, Timers
 
 log = logging.getLogger(__name__)
@@ -70,9 +71,12 @@ class Tables:
         *,
         clock: Callable[[], float],
         ready: Callable[[], Awaitable[object]],
+        thinking: ThinkingPool | None = None,
         shards: ShardSet | None = None,
     ) -> None:
         self.storage = storage
+        # Where searches run: worker processes once started, else a thread of this process.
+        self.thinking = ThinkingPool(0) if thinking is None else thinking
         self.clock = clock
         # The shards this process runs: only their guilds' tables are loaded and timed.
         self.shards = shards or ShardSet()
@@ -157,6 +161,10 @@ class Tables:
     def close(self) -> None:
         """Stop every timer (the bot is shutting down)."""
         self.timers.cancel_all()
+
+    async def start_thinking(self) -> None:
+        """Start the thinking workers, warmed up with every registered game's AI."""
+        await self.thinking.start(spec.choose.__module__ for spec in self.specs.values())
 
     # -- opening and restoring ----------------------------------------------------------
 
@@ -303,13 +311,18 @@ class Tables:
         """A computer's action for a seat, from that seat's own view (under the lock)."""
         engine = session.running_engine()
         level = session.level_of(player)
-        rng = random.Random(f"{session.id}:{engine.move_number}:{player}")
+        seed = f"{session.id}:{engine.move_number}:{player}"
         memory = session.memory.setdefault(player, session.spec.new_memory())
         view = engine.view(player)
-        if level in session.spec.threaded_levels:
-            # A search of up to a quarter second: keep the event loop free for other tables.
-            return await asyncio.to_thread(session.spec.choose, view, level, rng, memory)
-        return session.spec.choose(view, level, rng, memory)
+        if level not in session.spec.searching_levels:
+            # A rule of thumb: cheaper here than a round trip to a worker.
+            return session.spec.choose(view, level, random.Random(seed), memory)
+        # A search: in a worker process, so the loop stays free for other tables. The
+        # worker thinks on a copy of the memory and sends back the one it updated.
+        action, session.memory[player] = await self.thinking.search(
+            session.spec.choose, view, level, seed, memory
+        )
+        return action
 
     async def _computer_turn(self, session: TableSession, move: int) -> None:
         letters: list[Letter] = []

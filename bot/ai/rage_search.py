@@ -71,8 +71,9 @@ def determinise(
     """One guess at the hidden cards, consistent with everything the viewer knows."""
     seat = view.players.index(view.viewer) if view.viewer is not None else 0
     n = len(view.players)
-    pool = list(unseen)
-    rng.shuffle(pool)
+    # Sorting by random keys is a uniform shuffle, and cheaper than random.shuffle.
+    draw = rng.random
+    pool = sorted(unseen, key=lambda _: draw())
     hands: list[list[int]] = [[] for _ in range(n)]
     hands[seat] = [int(c) for c in view.hand]
     voids = {
@@ -84,6 +85,10 @@ def determinise(
     for other in others:
         need = view.hand_sizes[other]
         void = voids[other]
+        if not void:
+            hands[other] = pool[:need]
+            pool = pool[need:]
+            continue
         taken: list[int] = []
         rest: list[int] = []
         for card in pool:
@@ -226,9 +231,10 @@ def candidate_plays(view: RageView) -> list[Play]:
         held = [c.colour for c in view.hand if c.colour is not None]
         if held:
             useful.add(max(set(held), key=lambda c: (held.count(c), -int(c))))
-        missing = [c for c in Colour if c not in held and c is not view.trump]
-        if missing:
-            useful.add(missing[0])
+        # A colour that can lose: neither trump nor led, one we hold none of if possible.
+        losing = [c for c in Colour if c is not view.trump and c is not view.led_colour]
+        losing.sort(key=lambda c: (c in held, int(c)))
+        useful.add(losing[0])
         plays.extend(p for p in jokers if p.colour in useful)
     return plays
 

@@ -270,21 +270,26 @@ class SimRound:
         """The heuristic player's card (and Joker colour) for ``seat``, who is to act."""
         plays = self.legal(seat)
         needs = self.won[seat] < self.bids[seat]
+        if len(plays) == 1:
+            card = plays[0]
+            return card, self.joker_colour(seat, needs) if card == JOKER else NONE
         key = self.key
         if not self.trick:
             card = max(plays, key=key) if needs else min(plays, key=key)
             return card, self.joker_colour(seat, needs) if card == JOKER else NONE
         best = self.best_so_far()
-        win_colour = self.joker_colour(seat, True)
-        lose_colour = self.joker_colour(seat, False)
+        joker = JOKER in plays
+        win_colour = self.joker_colour(seat, True) if joker else NONE
+        lose_colour = self.joker_colour(seat, False) if joker else NONE
+        wins_now = self.wins_now
         if needs:
-            winners = [c for c in plays if self.wins_now(c, win_colour, best)]
+            winners = [c for c in plays if wins_now(c, win_colour, best)]
             if winners:
                 card = min(winners, key=key)
                 return card, win_colour if card == JOKER else NONE
             card = min(plays, key=key)
             return card, lose_colour if card == JOKER else NONE
-        losers = [c for c in plays if not self.wins_now(c, lose_colour, best)]
+        losers = [c for c in plays if not wins_now(c, lose_colour, best)]
         card = max(losers, key=key) if losers else min(plays, key=key)
         return card, lose_colour if card == JOKER else NONE
 

@@ -66,7 +66,7 @@ LATE_WIN = 0.05
 # Bidding: how much the neighbouring trick counts count, because play can steer a little.
 NEIGHBOUR_WEIGHT = 0.25
 # Hard: how much the game leader's round points count against our own (see rage_search).
-RIVAL_WEIGHT = 0.25
+RIVAL_WEIGHT = 0.1
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,9 @@
 """Computer players for Rage: bid from hand strength, then play towards the bid.
 
+Easy and normal use the card-by-card estimate below; hard looks ahead instead: it plays
+the round out over many guesses of the hidden cards (``rage_search``, ``rage_sim``),
+remembering the round's cards and who is out of which colour (``rage_memory``).
+
 Everything is decided from ``RageState.view(player)`` alone: the own hand, the trick on
 the table, the last finished trick, the cards turned up from the stack, the bids the
 player may see and the public counters. Cards nobody has shown are "unseen"; each other
@@ -80,15 +84,13 @@ class Style:
     remembers: bool  # use the memory of the round's finished tricks, when given one
 
 
+# Hard does not use a Style: it searches (see choose_rage_action).
 STYLES = {
     Level.EASY: Style(
         bid_noise=1.0, blunder=0.15, relative=0.0, watches_leader=False, remembers=False
     ),
     Level.NORMAL: Style(
         bid_noise=0.5, blunder=0.03, relative=0.5, watches_leader=False, remembers=False
-    ),
-    Level.HARD: Style(
-        bid_noise=0.0, blunder=0.0, relative=1.0, watches_leader=True, remembers=True
     ),
 }
 

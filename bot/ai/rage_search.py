@@ -53,6 +53,21 @@ def unseen_cards(view: RageView, memory: RageMemory | None) -> list[int]:
     return [card for card, count in sorted(counts.items()) for _ in range(max(0, count))]
 
 
+def hidden_pool(view: RageView, memory: RageMemory | None) -> list[int]:
+    """The unseen cards, or those from the view alone if the memory leaves too few.
+
+    A memory that does not belong to this round (say, kept from another game) could
+    count cards as played that are still in the other hands; the guesses then fall back
+    to what the view shows.
+    """
+    unseen = unseen_cards(view, memory)
+    seat = view.players.index(view.viewer) if view.viewer is not None else 0
+    hidden = sum(size for s, size in enumerate(view.hand_sizes) if s != seat)
+    if memory is not None and len(unseen) < hidden:
+        return unseen_cards(view, None)
+    return unseen
+
+
 def _colour(colour: Colour | None) -> int:
     """A colour as the simulator's int."""
     return NONE if colour is None else int(colour)
@@ -195,7 +210,7 @@ def search_bid(
     window = [b for b in legal if abs(b - centre) <= BID_WINDOW] or legal
     if len(window) == 1:
         return Bid(window[0])
-    unseen = unseen_cards(view, memory)
+    unseen = hidden_pool(view, memory)
     plays_left = sum(view.hand_sizes)
     rivals = rival_weights(view, seat, weight)
     totals = dict.fromkeys(window, 0.0)
@@ -250,7 +265,7 @@ def search_play(
     candidates = candidate_plays(view)
     if len(candidates) == 1:
         return candidates[0]
-    unseen = unseen_cards(view, memory)
+    unseen = hidden_pool(view, memory)
     plays_left = sum(view.hand_sizes)
     rivals = rival_weights(view, seat, weight)
     totals = [0.0] * len(candidates)

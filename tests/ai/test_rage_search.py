@@ -183,3 +183,16 @@ def test_the_memory_survives_a_round_trip_through_pickle() -> None:
     first = choose_rage_action(view, Level.HARD, random.Random(9), memory)
     second = choose_rage_action(view, Level.HARD, random.Random(9), copy)
     assert first == second and copy == memory
+
+
+def test_a_memory_from_another_game_does_not_break_the_guesses() -> None:
+    """A stale memory that claims the opponents' cards were played is not trusted."""
+    state = RageState.new(list(NAMES[:4]), seed=21)
+    while state.phase is Phase.BIDDING:
+        player = state.acting_players()[0]
+        state.apply(player, heuristic.heuristic_action(state.view(player)))
+    view = state.view(state.acting_players()[0])
+    memory = RageMemory(round=view.round, tricks={1, 2, 3})
+    memory.played = [c for p in state.players for c in state.hand(p)] + list(state.stack)
+    action = choose_rage_action(view, Level.HARD, random.Random(2), memory)
+    assert action in view.legal_actions

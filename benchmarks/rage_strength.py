@@ -16,8 +16,8 @@ import random
 import statistics
 import time
 
-from bot.ai import Level, choose_rage_action
-from bot.ai.rage import RageMemory, baseline_action
+from bot.ai import Level, RageMemory, choose_rage_action
+from bot.ai.rage import baseline_action
 from bot.engines.rage import RageOptions, RageState
 
 PLAYERS = 4

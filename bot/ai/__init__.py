@@ -7,6 +7,7 @@ Nothing here touches Discord, asyncio or I/O, and nothing reads hidden state.
 
 from bot.ai.levels import Level
 from bot.ai.nothanks import choose_nothanks_action
-from bot.ai.rage import RageMemory, choose_rage_action
+from bot.ai.rage import choose_rage_action
+from bot.ai.rage_memory import RageMemory
 
 __all__ = ["Level", "RageMemory", "choose_nothanks_action", "choose_rage_action"]

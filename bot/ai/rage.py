@@ -1,5 +1,9 @@
 """Computer players for Rage: bid from hand strength, then play towards the bid.
 
+Easy and normal use the card-by-card estimate below; hard looks ahead instead: it plays
+the round out over many guesses of the hidden cards (``rage_search``, ``rage_sim``),
+remembering the round's cards and who is out of which colour (``rage_memory``).
+
 Everything is decided from ``RageState.view(player)`` alone: the own hand, the trick on
 the table, the last finished trick, the cards turned up from the stack, the bids the
 player may see and the public counters. Cards nobody has shown are "unseen"; each other
@@ -16,9 +20,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from bot.ai.levels import Level
+from bot.ai.rage_memory import RageMemory
+from bot.ai.rage_search import search_bid, search_play
 from bot.engines.rage import (
     COLOURS,
     DECK,
@@ -31,9 +37,7 @@ from bot.engines.rage import (
     Colour,
     Phase,
     Play,
-    PlayerId,
     RageView,
-    TrickPlay,
     resolve_trick,
 )
 
@@ -65,6 +69,8 @@ RUFF_CAP = 0.35
 LATE_WIN = 0.05
 # Bidding: how much the neighbouring trick counts count, because play can steer a little.
 NEIGHBOUR_WEIGHT = 0.25
+# Hard: how much the game leader's round points count against our own (see rage_search).
+RIVAL_WEIGHT = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +84,7 @@ class Style:
     remembers: bool  # use the memory of the round's finished tricks, when given one
 
 
+# Hard does not use a Style: it searches (see choose_rage_action).
 STYLES = {
     Level.EASY: Style(
         bid_noise=1.0, blunder=0.15, relative=0.0, watches_leader=False, remembers=False
@@ -85,57 +92,11 @@ STYLES = {
     Level.NORMAL: Style(
         bid_noise=0.5, blunder=0.03, relative=0.5, watches_leader=False, remembers=False
     ),
-    Level.HARD: Style(
-        bid_noise=0.0, blunder=0.0, relative=1.0, watches_leader=True, remembers=True
-    ),
 }
 
 _DECK_COUNTS: dict[Card, int] = {}
 for _card in DECK:
     _DECK_COUNTS[_card] = _DECK_COUNTS.get(_card, 0) + 1
-
-
-@dataclass(slots=True)
-class RageMemory:
-    """What one player remembers of the round in play, built only from their own views.
-
-    The view shows the trick on the table and the last finished trick; a player who
-    acts once per trick sees every finished trick that way. Keep one memory per computer
-    seat and pass it to every ``choose_rage_action`` call for that seat.
-    """
-
-    round: int = 0
-    tricks: set[int] = field(default_factory=set)  # trick numbers already recorded
-    played: list[Card] = field(default_factory=list)  # cards of the recorded tricks
-    voids: dict[PlayerId, set[Colour]] = field(default_factory=dict)  # shown by not following
-
-    def observe(self, view: RageView) -> None:
-        """Record the last finished trick and any colour someone failed to follow."""
-        if view.round != self.round:
-            self.round = view.round
-            self.tricks.clear()
-            self.played.clear()
-            self.voids.clear()
-        last = view.last_trick
-        if last is not None and last.round == view.round and last.number not in self.tricks:
-            self.tricks.add(last.number)
-            self.played.extend(p.card for p in last.plays)
-            self._note_voids(last.plays)
-        self._note_voids(view.trick)
-
-    def _note_voids(self, plays: Sequence[TrickPlay]) -> None:
-        """A player who did not follow the led colour holds none of it (a Joker never follows)."""
-        led: Colour | None = None
-        for play in plays:
-            colour = play.colour if play.card == JOKER else play.card.colour
-            if led is not None and (play.card == JOKER or colour is not led):
-                self.voids.setdefault(play.player, set()).add(led)
-            if led is None and colour is not None:
-                led = colour
-
-    def void_colours(self, player: PlayerId) -> frozenset[Colour]:
-        """The colours ``player`` has shown they do not hold this round."""
-        return frozenset(self.voids.get(player, ()))
 
 
 @dataclass(slots=True)
@@ -442,6 +403,10 @@ def choose_rage_action(
         memory.observe(view)
     if len(view.legal_actions) == 1:
         return view.legal_actions[0]
+    if Level(level) is Level.HARD:
+        if view.phase is Phase.BIDDING:
+            return search_bid(view, memory, rng, RIVAL_WEIGHT)
+        return search_play(view, memory, rng, RIVAL_WEIGHT)
     style = STYLES[Level(level)]
     if not style.remembers:
         memory = None

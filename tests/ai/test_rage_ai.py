@@ -261,12 +261,13 @@ def test_a_player_below_its_bid_wins_cheaply() -> None:
 
 
 def test_minus_five_is_dumped_on_the_leading_opponent() -> None:
-    """Unable to follow while the game's leader takes the trick: the "-5" goes onto it."""
-    state = deal([["B10", "G5"], ["-5", "G0"], ["B12", "B15"]], ["O1", "O2", "O3"], bids=[1, 0, 1])
-    state.totals = [50, 0, 0]  # anja leads the game and, so far, this trick
+    """Last to play, void, while the game's leader takes the trick: the "-5" goes onto it."""
+    state = deal([["B10", "G5"], ["B3", "G7"], ["-5", "G0"]], ["O1", "O2", "O3"], bids=[1, 0, 0])
+    state.totals = [50, 0, 0]  # anja leads the game and takes this trick
     state.apply("anja", Play(Card.parse("B10")))
-    # The hard player weighs points given to the leading opponent fully.
-    action = choose_rage_action(state.view("bernd"), Level.HARD, random.Random(1))
+    state.apply("bernd", Play(Card.parse("B3")))
+    # Hard weighs the points of the leading opponent against its own.
+    action = choose_rage_action(state.view("claudia"), Level.HARD, random.Random(1))
     assert action == Play(MINUS_FIVE)
 
 

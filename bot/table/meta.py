@@ -127,4 +127,26 @@ class TableMeta:
 
     def copy(self) -> TableMeta:
         """An independent copy, for computing a change without touching this one."""
-        return TableMeta.from_dict(self.to_dict())
+        # Field by field rather than through to_dict/from_dict: every click makes one.
+        turn, notice = self.turn, self.notice
+        return TableMeta(
+            names=dict(self.names),
+            user_locales=dict(self.user_locales),
+            locale=self.locale,
+            opened_at=self.opened_at,
+            computers=dict(self.computers),
+            away=list(self.away),
+            timeouts=dict(self.timeouts),
+            turn=None if turn is None else Turn(turn.move, turn.deadline, turn.pinged),
+            notice=None if notice is None else Notice(notice.key, notice.player),
+            dm_closed=list(self.dm_closed),
+            hint_pending=list(self.hint_pending),
+            closed_reason=self.closed_reason,
+            closed_by=self.closed_by,
+            rematch_of=self.rematch_of,
+            invited=list(self.invited),
+            started_at=self.started_at,
+            rating_changes=dict(self.rating_changes),
+            dm_messages={player: list(ids) for player, ids in self.dm_messages.items()},
+            ping_message=list(self.ping_message),
+        )

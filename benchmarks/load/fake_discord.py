@@ -40,6 +40,14 @@ TIMESTAMP = "2026-01-01T00:00:00.000000+00:00"
 EVERY_PERMISSION = str((1 << 50) - 1)
 HEARTBEAT_MS = 41_250
 EPHEMERAL = 64
+# No rate limits: without these headers discord.py sends one request per route at a time.
+HEADERS = {
+    "Content-Type": "application/json",
+    "X-RateLimit-Limit": "1000000",
+    "X-RateLimit-Remaining": "999999",
+    "X-RateLimit-Reset-After": "1",
+    "X-RateLimit-Bucket": "fake-unlimited",
+}
 
 
 def snowflake_at(ms: int, counter: int = 0) -> int:
@@ -360,7 +368,7 @@ class FakeDiscord:
             kind = "DM" if dm else "channel"
         self.requests[f"{request.method} {kind} message"] += 1
         if request.method == "DELETE":
-            return web.Response(status=204)
+            return web.Response(status=204, headers=HEADERS)
         body = await read_body(request) if request.method == "PATCH" else {}
         raw = request.match_info["message"]
         message_id = self.new_id() if raw == "@original" else int(raw)
@@ -395,9 +403,7 @@ class FakeDiscord:
 
 def json_response(data: object, *, status: int = 200) -> web.Response:
     """JSON as Discord sends it: discord.py wants exactly ``application/json``."""
-    return web.Response(
-        body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"}
-    )
+    return web.Response(body=json.dumps(data).encode(), status=status, headers=HEADERS)
 
 
 async def read_body(request: web.Request) -> dict[str, Any]:

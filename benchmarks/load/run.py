@@ -91,6 +91,7 @@ class Window:
     interactions: int = 0
     clicks: int = 0
     errors: int = 0
+    deferred: int = 0
 
 
 class Driver:
@@ -148,7 +149,9 @@ class Driver:
                 callback, seconds = await self.interact(guild, payload)
                 if callback.message is not None:
                     message = callback.message
-                if callback.type != 7 or callback.ephemeral:
+                if self.window.open and callback.type == 6:
+                    self.window.deferred += 1  # answered later by editing; the move stands
+                if callback.type not in (6, 7) or callback.ephemeral:
                     # Not the table's answer: out of step with the bot; catch up.
                     if self.window.open:
                         self.window.errors += 1
@@ -294,6 +297,7 @@ class Result:
     clicks: int
     interactions: int
     errors: int
+    deferred: int
     cpu: float
     latencies: list[float]
     rss_idle: int
@@ -425,6 +429,7 @@ async def run_once(
                 clicks=window.clicks,
                 interactions=window.interactions,
                 errors=window.errors,
+                deferred=window.deferred,
                 cpu=cpu_after - cpu_before,
                 latencies=window.latencies,
                 rss_idle=rss_idle,
@@ -462,7 +467,7 @@ def report(pairs: list[tuple[Result, Result]]) -> Iterator[str]:
     """The figures, one line per run, with the CPU ratio of each pair."""
     yield (
         f"{'tables':>6} {'bot':<9} {'clicks/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'CPU ms/click':>12} {'ratio':>6} {'KB/table':>9} {'errors':>6}"
+        f"{'CPU ms/click':>12} {'ratio':>6} {'KB/table':>9} {'errors':>6} {'deferred':>8}"
     )
     for real, base in pairs:
         ratio = real.cpu_ms_per_interaction / max(1e-9, base.cpu_ms_per_interaction)
@@ -471,7 +476,7 @@ def report(pairs: list[tuple[Result, Result]]) -> Iterator[str]:
                 f"{result.tables:>6} {result.mode:<9} {result.clicks_per_second:>9.0f} "
                 f"{result.percentile(0.5):>7.2f} {result.percentile(0.99):>7.2f} "
                 f"{result.cpu_ms_per_interaction:>12.3f} {shown} {result.kb_per_table:>9.1f} "
-                f"{result.errors:>6}"
+                f"{result.errors:>6} {result.deferred:>8}"
             )
 
 

@@ -63,6 +63,8 @@ GAME = "nothanks"
 PLAYERS = 3
 PASS_CHANCE = 0.6
 ANSWER_TIMEOUT = 30.0
+# Clicks each table makes before measuring starts (the deal's DMs are sent by then).
+READY_AFTER = 10
 TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 # Targets of issue 15, measured side by side.
@@ -133,13 +135,13 @@ class Driver:
 
     async def table(self, guild: FakeGuild, users: list[int], ready: asyncio.Event) -> None:
         """Open the table, play games back to back until stopped."""
-        first = True
+        played = 0
         while not self.stopping:
             message, table_id, game = await self.open_game(guild, users)
-            if first:
-                ready.set()
-                first = False
             while not game.is_over and not self.stopping:
+                played += 1
+                if played == READY_AFTER:
+                    ready.set()  # past the first game's start, its DMs and first moves
                 player = game.active_player
                 assert player is not None
                 chips = game.chips[game.seat_of(player)]
@@ -508,6 +510,18 @@ async def main(args: argparse.Namespace) -> int:
     print()
     for line in report(pairs):
         print(line)
+    if len(pairs) > 1:
+        # RSS also grows by things paid once (SQLite's page cache, the allocator's pools):
+        # the slope between the smallest and the largest run is what one more table costs.
+        for index, mode in enumerate(("cardtable", "baseline")):
+            low, high = pairs[0][index], pairs[-1][index]
+            if high.tables > low.tables:
+                slope = (high.rss_loaded - high.rss_idle) - (low.rss_loaded - low.rss_idle)
+                per_table = slope / (high.tables - low.tables) / 1024
+                print(
+                    f"{mode}: {per_table:.1f} KB per additional running table "
+                    f"({low.tables} -> {high.tables} tables)"
+                )
     print(
         f"\ntargets: CPU ratio <= {CPU_RATIO_TARGET}, >= {CLICKS_TARGET:.0f} clicks/s, "
         f"<= {MEMORY_TARGET_KB:.0f} KB per running table (SQLite, one process)"

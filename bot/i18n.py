@@ -11,7 +11,7 @@ import gettext
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from babel.messages.pofile import read_po
@@ -55,6 +55,19 @@ def language_of(locale: object | None) -> str:
     """The catalogue language for a Discord locale ('de', 'en-US', Locale.russian...)."""
     if locale is None:
         return FALLBACK
+    try:
+        return _language_of(locale)
+    except TypeError:  # unhashable: worked out each time
+        return _find_language(locale)
+
+
+@lru_cache(maxsize=256)
+def _language_of(locale: object) -> str:
+    # Every translated line asks; there are only a few dozen locales.
+    return _find_language(locale)
+
+
+def _find_language(locale: object) -> str:
     code = str(getattr(locale, "value", locale)).replace("_", "-").lower()
     available = catalogues()
     if code in available:

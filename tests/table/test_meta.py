@@ -52,3 +52,11 @@ def test_copy_shares_no_mutable_part() -> None:
     draft.turn.pinged = False
     draft.turn.move = 8
     assert meta.to_dict() == before
+
+
+def test_stored_form_leaves_out_only_empty_fields() -> None:
+    """Empty and unset fields are not stored; zeroes and set fields are."""
+    assert TableMeta().to_dict() == {"opened_at": 0.0}
+    kept = TableMeta(closed_by=0, rematch_of=0, started_at=0.0).to_dict()
+    assert kept == {"opened_at": 0.0, "closed_by": 0, "rematch_of": 0, "started_at": 0.0}
+    assert set(full_meta().to_dict()) == set(TableMeta.__dataclass_fields__)

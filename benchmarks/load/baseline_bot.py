@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from pathlib import Path
 
 import discord
+from heap import trace_on_signal
 from wire import point_at
 
 TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
@@ -62,8 +64,11 @@ def run() -> int:
     """Connect to the fake Discord and answer until stopped."""
     parser = argparse.ArgumentParser()
     parser.add_argument("base_url")
+    parser.add_argument("--tracemalloc", default=None)
     args = parser.parse_args()
     point_at(args.base_url)
+    if args.tracemalloc is not None:
+        trace_on_signal(Path(args.tracemalloc))
     with contextlib.suppress(KeyboardInterrupt):
         Baseline().run(TOKEN, log_handler=None)
     return 0

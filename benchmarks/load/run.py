@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,7 @@ from fake_discord import (  # noqa: E402
     FakeGuild,
     snowflake_at,
 )
+from heap import growth, snapshot_of, traced_bytes  # noqa: E402
 
 from bot.engines.nothanks import PASS, TAKE, NoThanksGame  # noqa: E402
 from bot.render.components import CUSTOM_ID, custom_id  # noqa: E402
@@ -305,6 +307,8 @@ class Result:
     rss_idle: int
     rss_loaded: int
     requests: dict[str, int]
+    heap_idle: tracemalloc.Snapshot | None = None
+    heap_loaded: tracemalloc.Snapshot | None = None
 
     @property
     def clicks_per_second(self) -> float:
@@ -338,7 +342,9 @@ def make_guilds(count: int) -> list[FakeGuild]:
     ]
 
 
-def spawn(mode: str, base_url: str, folder: Path, profile: Path | None) -> subprocess.Popen[bytes]:
+def spawn(
+    mode: str, base_url: str, folder: Path, profile: Path | None, heap: Path | None
+) -> subprocess.Popen[bytes]:
     """Start the bot under test (or the baseline) as its own process."""
     env = dict(os.environ)
     env.update(
@@ -351,6 +357,8 @@ def spawn(mode: str, base_url: str, folder: Path, profile: Path | None) -> subpr
     command = [sys.executable, str(script), base_url]
     if profile is not None and mode == "cardtable":
         command += ["--profile", str(profile)]
+    if heap is not None:
+        command += ["--tracemalloc", str(heap)]
     log = (folder / f"{mode}.log").open("wb")
     # The folder is the working directory: no developer's .env is read.
     return subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -389,17 +397,20 @@ async def run_once(
     seed: int,
     profile: Path | None,
     py_spy: Path | None = None,
+    traced: bool = False,
 ) -> Result:
-    """One bot, N tables: warm up, measure, stop."""
+    """One bot, N tables: warm up, measure, stop (traced: the Python heap as well)."""
     guilds = make_guilds(tables)
     fake = FakeDiscord(guilds)
     base_url = await fake.start()
     with tempfile.TemporaryDirectory(prefix=f"load-{mode}-") as tmp:
         folder = Path(tmp)
-        bot = spawn(mode, base_url, folder, profile)
+        heap = folder / "heap.snapshot" if traced else None
+        bot = spawn(mode, base_url, folder, profile, heap)
         try:
             await wait_connected(fake, tables, bot)
             rss_idle = rss_bytes(bot.pid)
+            heap_idle = None if heap is None else await snapshot_of(bot.pid, heap)
             driver = Driver(fake, mode, folder / "cardtable.db", seed)
             readies = [asyncio.Event() for _ in guilds]
             tasks = [
@@ -424,6 +435,7 @@ async def run_once(
                 raise RuntimeError(f"{len(failures)} tables failed: {failures[0]!r}")
             await asyncio.sleep(0.5)
             rss_loaded = rss_bytes(bot.pid)
+            heap_loaded = None if heap is None else await snapshot_of(bot.pid, heap)
             return Result(
                 mode=mode,
                 tables=tables,
@@ -437,6 +449,8 @@ async def run_once(
                 rss_idle=rss_idle,
                 rss_loaded=rss_loaded,
                 requests=dict(fake.requests),
+                heap_idle=heap_idle,
+                heap_loaded=heap_loaded,
             )
         except BaseException:
             print((folder / f"{mode}.log").read_text()[-3000:], file=sys.stderr)
@@ -491,6 +505,8 @@ async def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.memory:
+        return await memory(args)
     pairs = []
     for tables in args.tables:
         runs = []
@@ -529,6 +545,33 @@ async def main(args: argparse.Namespace) -> int:
     return 0
 
 
+async def memory(args: argparse.Namespace) -> int:
+    """Python heap per running table (tracemalloc; the timings of these runs mean nothing)."""
+    grown_by: dict[tuple[str, int], int] = {}
+    for tables in args.tables:
+        for mode in ("cardtable", "baseline"):
+            result = await run_once(
+                mode, tables, args.seconds, args.warmup, args.seed, None, traced=True
+            )
+            assert result.heap_idle is not None and result.heap_loaded is not None
+            grown = traced_bytes(result.heap_loaded) - traced_bytes(result.heap_idle)
+            grown_by[mode, tables] = grown
+            print(
+                f"{tables:>6} {mode:<9} heap {grown / tables / 1024:8.1f} KB per running table"
+                f" (after a full collection, clicks stopped, every table open mid-game)"
+            )
+            if mode == "cardtable":
+                for line in growth(result.heap_idle, result.heap_loaded, 12):
+                    print("         " + line)
+    low, high = min(args.tables), max(args.tables)
+    if high > low:
+        # What is loaded once (the message catalogues, discord.py's caches) cancels out.
+        for mode in ("cardtable", "baseline"):
+            slope = (grown_by[mode, high] - grown_by[mode, low]) / (high - low) / 1024
+            print(f"{mode}: heap {slope:.1f} KB per additional running table ({low} -> {high})")
+    return 0
+
+
 def parse_args() -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -539,6 +582,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--profile", default=None, help="cProfile the bot into this file")
+    parser.add_argument(
+        "--memory", action="store_true", help="measure the Python heap per table instead"
+    )
     parser.add_argument(
         "--py-spy", default=None, help="sample the bot with py-spy into FILE.<tables> (raw)"
     )

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import discord
+from discord.http import handle_message_parameters
 
 from bot.i18n import t
 from bot.render.table import public_message
@@ -296,11 +297,12 @@ class DiscordPublisher:
             return False
         channel_id, message_id = ids
         try:
-            await (
-                self.bot.get_partial_messageable(channel_id)
-                .get_partial_message(message_id)
-                .edit(content=text)
-            )
+            # The plain request PartialMessage.edit makes, without building a Message from
+            # the answer that nobody reads: this runs after nearly every move.
+            with handle_message_parameters(
+                content=text, previous_allowed_mentions=self.bot.allowed_mentions
+            ) as params:
+                await self.bot.http.edit_message(channel_id, message_id, params=params)
         except discord.NotFound:
             return False  # deleted by the player: send a new one
         except discord.Forbidden:

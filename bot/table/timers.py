@@ -70,37 +70,22 @@ class Timers:
         self._ready = ready
         self._name = name
         self._tasks: dict[int, asyncio.Task[None]] = {}
-        # What each table's task is to carry out; a sleeping task reads it again on waking.
-        self._events: dict[int, TimedEvent] = {}
-        # Tasks asleep until a due time, so a later event needs no new task.
-        self._sleeping: dict[int, tuple[asyncio.Task[None], float]] = {}
 
     def __len__(self) -> int:
         return len(self._tasks)
 
     def schedule(self, session: TableSession) -> None:
         """(Re)plan the next timed event of a table after any change."""
+        self.cancel(session.id)
         event = next_event(session, self._clock())
         if event is None:
-            self.cancel(session.id)
             return
-        task = self._tasks.get(session.id)
-        asleep = self._sleeping.get(session.id)
-        if task is not None and asleep is not None and asleep[0] is task and asleep[1] <= event.due:
-            # Its task wakes no later than the new event is due and then reads it: every
-            # click moves the turn's deadline, and a new task per click is work for nothing.
-            self._events[session.id] = event
-            return
-        self.cancel(session.id)
-        self._events[session.id] = event
         self._tasks[session.id] = asyncio.create_task(
-            self._run(session), name=f"{self._name}-{session.id}-{event.kind}"
+            self._run(session, event), name=f"{self._name}-{session.id}-{event.kind}"
         )
 
     def cancel(self, table_id: int) -> None:
         """Stop whatever was scheduled for a table."""
-        self._events.pop(table_id, None)
-        self._sleeping.pop(table_id, None)
         task = self._tasks.pop(table_id, None)
         if task is not None and task is not asyncio.current_task():
             task.cancel()
@@ -110,33 +95,14 @@ class Timers:
         for table_id in list(self._tasks):
             self.cancel(table_id)
 
-    async def _sleep_until(self, table_id: int, due: float) -> None:
+    async def _sleep_until(self, due: float) -> None:
         await self._ready()
         delay = due - self._clock()
         if delay > 0:
-            task = asyncio.current_task()
-            assert task is not None
-            self._sleeping[table_id] = (task, due)
-            try:
-                await asyncio.sleep(delay)
-            finally:
-                if self._sleeping.get(table_id, (None, 0.0))[0] is task:
-                    del self._sleeping[table_id]
+            await asyncio.sleep(delay)
 
-    async def _next_due(self, session: TableSession) -> TimedEvent | None:
-        """Sleep until the table's event is due, following later plans made meanwhile."""
-        while True:
-            event = self._events.get(session.id)
-            if event is None:
-                return None
-            await self._sleep_until(session.id, event.due)
-            if self._events.get(session.id) is event:
-                return event
-
-    async def _run(self, session: TableSession) -> None:
-        event = await self._next_due(session)
-        if event is None:
-            return
+    async def _run(self, session: TableSession, event: TimedEvent) -> None:
+        await self._sleep_until(event.due)
         attempt = 0
         while True:
             try:

@@ -198,15 +198,21 @@ class Driver:
         """The game as the bot dealt it (read once from its database); baseline: a deal."""
         if self.mode == "baseline":
             return NoThanksGame.new(players, seed=self.rng.getrandbits(63))
-        return await asyncio.to_thread(read_game, self.database, table_id)
+        for _ in range(300):
+            # A Start answered by deferring is saved just after its answer: wait for it.
+            game = await asyncio.to_thread(read_game, self.database, table_id)
+            if game is not None:
+                return game
+            await asyncio.sleep(0.1)
+        raise RuntimeError(f"table {table_id} has no stored game")
 
 
-def read_game(database: Path, table_id: int) -> NoThanksGame:
-    """The table's stored game (read-only; WAL lets the bot keep writing)."""
+def read_game(database: Path, table_id: int) -> NoThanksGame | None:
+    """The table's stored game, or None before it is dealt (read-only, beside the bot)."""
     with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as db:
         row = db.execute("SELECT state FROM tables WHERE id = ?", (table_id,)).fetchone()
     if row is None or row[0] is None:
-        raise RuntimeError(f"table {table_id} has no stored game")
+        return None
     return NoThanksGame.from_dict(json.loads(row[0]))
 
 

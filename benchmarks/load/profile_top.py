@@ -14,6 +14,19 @@ from pathlib import Path
 LINE = re.compile(r":\d+\)$")
 
 
+# Frames every sample of the event loop passes through: left out of the inclusive list.
+FRAMEWORK = (
+    "<module>",
+    "run (",
+    "main (bot/__main__.py)",
+    "Client.run",
+    "Runner.run",
+    "BaseEventLoop.",
+    "Handle._run",
+    "Thread.",
+)
+
+
 def frame_name(frame: str) -> str:
     """A frame without its line number, with the path shortened to the package."""
     frame = LINE.sub(")", frame)
@@ -40,7 +53,8 @@ def top(path: Path, count: int) -> tuple[list[tuple[str, float]], list[tuple[str
         total += samples
         own[frames[-1]] += samples
         for frame in set(frames):
-            inclusive[frame] += samples
+            if not frame.startswith(FRAMEWORK):
+                inclusive[frame] += samples
     share = 100.0 / max(1, total)
     return (
         [(f, n * share) for f, n in own.most_common(count)],

@@ -55,26 +55,75 @@ def language_of(locale: object | None) -> str:
     """The catalogue language for a Discord locale ('de', 'en-US', Locale.russian...)."""
     if locale is None:
         return FALLBACK
+    memo = _memo()
+    try:
+        return memo.languages[locale]
+    except KeyError:
+        language = memo.languages[locale] = _find_language(locale, memo.table)
+        return language
+    except TypeError:  # unhashable: worked out each time
+        return _find_language(locale, memo.table)
+
+
+def _find_language(locale: object, available: dict[str, Catalogue]) -> str:
     code = str(getattr(locale, "value", locale)).replace("_", "-").lower()
-    available = catalogues()
     if code in available:
         return code
     base = code.split("-", 1)[0]
     return base if base in available else FALLBACK
 
 
+class _Memo:
+    """Lookups worked out once per set of catalogues: a table message translates a score of
+    lines, each asking for its locale's language and its key's forms."""
+
+    def __init__(self, table: dict[str, Catalogue]) -> None:
+        self.table = table  # held, so a reloaded set of catalogues is told apart
+        self.languages: dict[object, str] = {}
+        self.forms: dict[tuple[str, str], tuple[tuple[str, ...], Catalogue] | None] = {}
+
+
+_memos: list[_Memo] = []
+
+
+def _memo() -> _Memo:
+    table = catalogues()
+    if not _memos or _memos[0].table is not table:
+        _memos[:] = [_Memo(table)]
+    return _memos[0]
+
+
+def _forms(language: str, key: str) -> tuple[tuple[str, ...], Catalogue] | None:
+    """A key's forms in a language (else in English) and their catalogue; None if missing."""
+    memo = _memo()
+    try:
+        return memo.forms[language, key]
+    except KeyError:
+        found = memo.forms[language, key] = _find_forms(memo.table, language, key)
+        return found
+
+
+def _find_forms(
+    table: dict[str, Catalogue], language: str, key: str
+) -> tuple[tuple[str, ...], Catalogue] | None:
+    catalogue = table.get(language)
+    forms = catalogue.messages.get(key) if catalogue is not None else None
+    if forms is None:
+        catalogue = table.get(FALLBACK)
+        forms = catalogue.messages.get(key) if catalogue is not None else None
+    if forms is None or catalogue is None:
+        return None
+    return forms, catalogue
+
+
 def t(key: str, locale: object | None = None, /, **params: object) -> str:
     """Translate ``key`` for ``locale`` and fill its placeholders (``count`` picks plurals)."""
     language = language_of(locale)
-    table = catalogues()
-    forms = table[language].messages.get(key) if language in table else None
-    catalogue = table.get(language)
-    if forms is None:
-        catalogue = table.get(FALLBACK)
-        forms = catalogue.messages.get(key) if catalogue else None
-    if forms is None or catalogue is None:
+    found = _forms(language, key)
+    if found is None:
         log.error("missing translation key %r", key)
         return key
+    forms, catalogue = found
     count = params.get("count")
     index = catalogue.plural(int(count)) if isinstance(count, int) and len(forms) > 1 else 0
     text = forms[min(index, len(forms) - 1)]

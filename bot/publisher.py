@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import discord
+from discord.http import handle_message_parameters
 
 from bot.i18n import t
 from bot.render.images.cache import FILENAME, Picture, PictureCache
@@ -62,6 +63,16 @@ class TablePicture:
 _UNKNOWN = "?"
 
 
+class _HeldLock:
+    """A lock and how many are holding or awaiting it, so an idle one can be dropped."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
+
+
 class DiscordPublisher:
     """Shows tables on Discord for the table core."""
 
@@ -73,7 +84,7 @@ class DiscordPublisher:
         self._unshown: set[int] = set()  # tables whose message could not be edited or posted
         self._told: set[tuple[int, int]] = set()  # who has been told so, per table
         # One DM at a time per table and player: a refusal is seen before the next try.
-        self._dm_locks: dict[tuple[int, str], asyncio.Lock] = {}
+        self._dm_locks: dict[tuple[int, str], _HeldLock] = {}
         self._tidying: set[int] = set()  # tables whose old reminder is being deleted
         self.pictures = PictureCache()
         self._painting: dict[str, asyncio.Future[bytes]] = {}
@@ -429,13 +440,23 @@ class DiscordPublisher:
             player = letter.player
             if is_computer_id(player):
                 continue
-            lock = self._dm_locks.setdefault((session.id, player), asyncio.Lock())
-            async with lock:
-                # Checked under the lock: a start DM and a first move's DM racing to a
-                # player with closed DMs make one attempt, and the hint is owed once.
-                if player in session.meta.dm_closed:
-                    continue
-                await self._send_dm(session, letter)
+            key = (session.id, player)
+            held = self._dm_locks.get(key)
+            if held is None:
+                held = self._dm_locks[key] = _HeldLock()
+            held.users += 1
+            try:
+                async with held.lock:
+                    # Checked under the lock: a start DM and a first move's DM racing to a
+                    # player with closed DMs make one attempt, and the hint is owed once.
+                    if player in session.meta.dm_closed:
+                        continue
+                    await self._send_dm(session, letter)
+            finally:
+                held.users -= 1
+                if not held.users:
+                    # Nobody waits: forget it, or every table ever played keeps one per player.
+                    del self._dm_locks[key]
 
     def _living_text(self, session: TableSession, letter: Letter) -> str | None:
         """The living DM's text after this letter's change, for games that keep one."""
@@ -479,11 +500,12 @@ class DiscordPublisher:
             return False
         channel_id, message_id = ids
         try:
-            await (
-                self.bot.get_partial_messageable(channel_id)
-                .get_partial_message(message_id)
-                .edit(content=text)
-            )
+            # The plain request PartialMessage.edit makes, without building a Message from
+            # the answer that nobody reads: this runs after nearly every move.
+            with handle_message_parameters(
+                content=text, previous_allowed_mentions=self.bot.allowed_mentions
+            ) as params:
+                await self.bot.http.edit_message(channel_id, message_id, params=params)
         except discord.NotFound:
             return False  # deleted by the player: send a new one
         except discord.Forbidden:

@@ -73,28 +73,46 @@ class TableMeta:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form; empty and default fields are left out to keep rows small."""
-        data: dict[str, Any] = {
-            "names": dict(self.names),
-            "user_locales": dict(self.user_locales),
-            "locale": self.locale,
-            "opened_at": self.opened_at,
-            "computers": dict(self.computers),
-            "away": list(self.away),
-            "timeouts": dict(self.timeouts),
-            "turn": None if self.turn is None else self.turn.to_dict(),
-            "notice": None if self.notice is None else self.notice.to_dict(),
-            "dm_closed": list(self.dm_closed),
-            "hint_pending": list(self.hint_pending),
-            "closed_reason": self.closed_reason,
-            "closed_by": self.closed_by,
-            "rematch_of": self.rematch_of,
-            "invited": list(self.invited),
-            "started_at": self.started_at,
-            "rating_changes": dict(self.rating_changes),
-            "dm_messages": {k: list(v) for k, v in self.dm_messages.items()},
-            "ping_message": list(self.ping_message),
-        }
-        return {key: value for key, value in data.items() if value not in (None, {}, [])}
+        # Written out field by field: every saved change of every table comes through here.
+        data: dict[str, Any] = {}
+        if self.names:
+            data["names"] = dict(self.names)
+        if self.user_locales:
+            data["user_locales"] = dict(self.user_locales)
+        if self.locale is not None:
+            data["locale"] = self.locale
+        data["opened_at"] = self.opened_at
+        if self.computers:
+            data["computers"] = dict(self.computers)
+        if self.away:
+            data["away"] = list(self.away)
+        if self.timeouts:
+            data["timeouts"] = dict(self.timeouts)
+        if self.turn is not None:
+            data["turn"] = self.turn.to_dict()
+        if self.notice is not None:
+            data["notice"] = self.notice.to_dict()
+        if self.dm_closed:
+            data["dm_closed"] = list(self.dm_closed)
+        if self.hint_pending:
+            data["hint_pending"] = list(self.hint_pending)
+        if self.closed_reason is not None:
+            data["closed_reason"] = self.closed_reason
+        if self.closed_by is not None:
+            data["closed_by"] = self.closed_by
+        if self.rematch_of is not None:
+            data["rematch_of"] = self.rematch_of
+        if self.invited:
+            data["invited"] = list(self.invited)
+        if self.started_at is not None:
+            data["started_at"] = self.started_at
+        if self.rating_changes:
+            data["rating_changes"] = dict(self.rating_changes)
+        if self.dm_messages:
+            data["dm_messages"] = {k: list(v) for k, v in self.dm_messages.items()}
+        if self.ping_message:
+            data["ping_message"] = list(self.ping_message)
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableMeta:
@@ -127,4 +145,26 @@ class TableMeta:
 
     def copy(self) -> TableMeta:
         """An independent copy, for computing a change without touching this one."""
-        return TableMeta.from_dict(self.to_dict())
+        # Field by field rather than through to_dict/from_dict: every click makes one.
+        turn, notice = self.turn, self.notice
+        return TableMeta(
+            names=dict(self.names),
+            user_locales=dict(self.user_locales),
+            locale=self.locale,
+            opened_at=self.opened_at,
+            computers=dict(self.computers),
+            away=list(self.away),
+            timeouts=dict(self.timeouts),
+            turn=None if turn is None else Turn(turn.move, turn.deadline, turn.pinged),
+            notice=None if notice is None else Notice(notice.key, notice.player),
+            dm_closed=list(self.dm_closed),
+            hint_pending=list(self.hint_pending),
+            closed_reason=self.closed_reason,
+            closed_by=self.closed_by,
+            rematch_of=self.rematch_of,
+            invited=list(self.invited),
+            started_at=self.started_at,
+            rating_changes=dict(self.rating_changes),
+            dm_messages={player: list(ids) for player, ids in self.dm_messages.items()},
+            ping_message=list(self.ping_message),
+        )

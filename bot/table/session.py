@@ -515,8 +515,12 @@ class TableSession:
 
     def _swap(self, draft: Draft) -> None:
         self.record = draft.record
-        # The save may have added to the metadata (the rating changes of a finished game).
-        self.meta = TableMeta.from_dict(draft.record.meta)
+        # The draft's metadata is what was saved, except the rating changes a finished
+        # game's save adds to the stored form: those are taken over from it.
+        changes = draft.record.meta.get("rating_changes")
+        if changes:
+            draft.meta.rating_changes = {str(k): float(v) for k, v in changes.items()}
+        self.meta = draft.meta
         if draft._engine is not None:
             self.engine = draft._engine
         if not self.is_open:

@@ -6,6 +6,7 @@ import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
 
 from bot.engines.contract import GameEngine
@@ -44,8 +45,10 @@ def one_line(name: str) -> str:
     return " ".join(name.split()).strip() if "\n" in name or "\r" in name else name.strip()
 
 
+@lru_cache(maxsize=4096)
 def escape_name(name: str) -> str:
     """A display name shown as written: no markdown, no mention, on one line."""
+    # Cached: every table message escapes every seated name again, and names rarely change.
     escaped = _MARKDOWN.sub(lambda match: "\\" + match.group(0), one_line(name))
     return _MENTION.sub("@\u200b\\1", escaped)
 

@@ -1,0 +1,608 @@
+"""Load benchmark on the wire: the real bot and a do-nothing bot against a fake Discord.
+
+For each table count N, two runs side by side in one invocation:
+
+- **cardtable**: the real bot (``python -m bot``: create_bot, real settings and cogs, a
+  temporary SQLite database) started as a subprocess, talking HTTP and WebSocket over
+  loopback to the fake Discord in this process (``fake_discord.py``);
+- **baseline**: a plain discord.py client whose ``on_interaction`` answers every click by
+  editing the message with an embed and buttons of the same size (``baseline_bot.py``).
+
+The driver opens one No Thanks! table per guild the way people do (``/nothanks start``,
+two Join clicks, Start), follows each game with its own copy of the engine (the state read
+once from the bot's database after Start), and clicks Take or No thanks! for whoever is
+to play, as fast as answers come back: one outstanding click per table. A finished game
+is followed by a new one in the same channel. After a warm-up, it measures for
+``--seconds``: clicks answered per second, click-to-answer latency (INTERACTION_CREATE
+sent → interaction callback received), the bot's CPU time (user + system, from
+/proc/<pid>/stat) per interaction answered, and RSS with N tables running minus RSS idle.
+
+Run: ``uv run python benchmarks/load/run.py [--tables 1 10 100] [--seconds 20]``
+Timings on a shared machine are pessimistic; the CPU ratio is the robust figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+
+from fake_discord import (  # noqa: E402
+    APPLICATION_ID,
+    EVERY_PERMISSION,
+    TIMESTAMP,
+    Callback,
+    FakeDiscord,
+    FakeGuild,
+    snowflake_at,
+)
+from heap import growth, snapshot_of, traced_bytes  # noqa: E402
+
+from bot.engines.nothanks import PASS, TAKE, NoThanksGame  # noqa: E402
+from bot.render.components import CUSTOM_ID, custom_id  # noqa: E402
+
+TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
+GAME = "nothanks"
+PLAYERS = 3
+PASS_CHANCE = 0.6
+ANSWER_TIMEOUT = 30.0
+# Clicks each table makes before measuring starts (the deal's DMs are sent by then).
+READY_AFTER = 10
+TICKS = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+# Targets of issue 15, measured side by side.
+CPU_RATIO_TARGET = 2.0
+CLICKS_TARGET = 1000.0
+MEMORY_TARGET_KB = 50.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (all its threads) so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process."""
+    return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+
+
+@dataclass
+class Window:
+    """What happened while measuring."""
+
+    open: bool = False
+    latencies: list[float] = field(default_factory=list)
+    interactions: int = 0
+    clicks: int = 0
+    errors: int = 0
+    deferred: int = 0
+
+
+class Driver:
+    """The fake Discord's users: open tables, follow their games, click as fast as answered."""
+
+    def __init__(self, fake: FakeDiscord, mode: str, database: Path, seed: int) -> None:
+        self.fake = fake
+        self.mode = mode
+        self.database = database
+        self.rng = random.Random(seed)
+        self.waiting: dict[int, asyncio.Future[Callback]] = {}
+        self.window = Window()
+        self.stopping = False
+        self.games_started = 0
+        fake.on_callback = self.answered
+        self._baseline_tables = iter(range(1, 10**9))
+
+    def answered(self, interaction_id: int, callback: Callback) -> None:
+        """The fake got an interaction callback: wake whoever waits for it."""
+        future = self.waiting.pop(interaction_id, None)
+        if future is not None and not future.done():
+            future.set_result(callback)
+
+    async def interact(self, guild: FakeGuild, payload: dict[str, Any]) -> tuple[Callback, float]:
+        """Send one interaction; its callback and the seconds it took to arrive."""
+        interaction_id = self.fake.new_id()
+        payload["id"] = str(interaction_id)
+        payload["token"] = f"token{interaction_id}"
+        future: asyncio.Future[Callback] = asyncio.get_running_loop().create_future()
+        self.waiting[interaction_id] = future
+        sent = time.perf_counter()
+        await self.fake.send_interaction(guild.id, payload)
+        callback = await asyncio.wait_for(future, ANSWER_TIMEOUT)
+        if self.window.open:
+            self.window.interactions += 1
+        return callback, callback.at - sent
+
+    # -- one table ----------------------------------------------------------------------
+
+    async def table(self, guild: FakeGuild, users: list[int], ready: asyncio.Event) -> None:
+        """Open the table, play games back to back until stopped."""
+        played = 0
+        while not self.stopping:
+            message, table_id, game = await self.open_game(guild, users)
+            while not game.is_over and not self.stopping:
+                played += 1
+                if played == READY_AFTER:
+                    ready.set()  # past the first game's start, its DMs and first moves
+                player = game.active_player
+                assert player is not None
+                chips = game.chips[game.seat_of(player)]
+                action = PASS if chips and self.rng.random() < PASS_CHANCE else TAKE
+                button = custom_id(GAME, table_id, game.move_number, action.value)
+                payload = component(guild, int(player), message, button)
+                callback, seconds = await self.interact(guild, payload)
+                if callback.message is not None:
+                    message = callback.message
+                if self.window.open and callback.type == 6:
+                    self.window.deferred += 1  # answered later by editing; the move stands
+                if callback.type not in (6, 7) or callback.ephemeral:
+                    # Not the table's answer: out of step with the bot; catch up.
+                    if self.window.open:
+                        self.window.errors += 1
+                    game = await self.game_state(table_id, game.players)
+                    continue
+                game.apply(player, action)
+                if self.window.open:
+                    self.window.clicks += 1
+                    self.window.latencies.append(seconds)
+
+    async def open_game(
+        self, guild: FakeGuild, users: list[int]
+    ) -> tuple[dict[str, Any], int, NoThanksGame]:
+        """`/nothanks start`, two Joins and Start; the table's message, id and game."""
+        callback, _ = await self.interact(guild, slash(guild, users[0], GAME, "start"))
+        message = callback.message or {}
+        table_id = self.table_id_in(message)
+        for user in users[1:]:
+            button = custom_id(GAME, table_id, 0, "join")
+            callback, _ = await self.interact(guild, component(guild, user, message, button))
+            message = callback.message or message
+        button = custom_id(GAME, table_id, 0, "start")
+        callback, _ = await self.interact(guild, component(guild, users[0], message, button))
+        message = callback.message or message
+        self.games_started += 1
+        return message, table_id, await self.game_state(table_id, [str(u) for u in users])
+
+    def table_id_in(self, message: dict[str, Any]) -> int:
+        """The table id the bot put into its buttons (the baseline's: a made-up one)."""
+        if self.mode == "baseline":
+            return next(self._baseline_tables)
+        for row in message.get("components", []):
+            for item in row.get("components", []):
+                match = CUSTOM_ID.fullmatch(item.get("custom_id", ""))
+                if match is not None:
+                    return int(match["table"])
+        raise RuntimeError(f"no table button in the answer: {message!r:.300}")
+
+    async def game_state(self, table_id: int, players: list[str]) -> NoThanksGame:
+        """The game as the bot dealt it (read once from its database); baseline: a deal."""
+        if self.mode == "baseline":
+            return NoThanksGame.new(players, seed=self.rng.getrandbits(63))
+        for _ in range(300):
+            # A Start answered by deferring is saved just after its answer: wait for it.
+            game = await asyncio.to_thread(read_game, self.database, table_id)
+            if game is not None:
+                return game
+            await asyncio.sleep(0.1)
+        raise RuntimeError(f"table {table_id} has no stored game")
+
+
+def read_game(database: Path, table_id: int) -> NoThanksGame | None:
+    """The table's stored game, or None before it is dealt (read-only, beside the bot)."""
+    with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as db:
+        row = db.execute("SELECT state FROM tables WHERE id = ?", (table_id,)).fetchone()
+    if row is None or row[0] is None:
+        return None
+    return NoThanksGame.from_dict(json.loads(row[0]))
+
+
+# -- interaction payloads -------------------------------------------------------------------
+
+
+def member(user_id: int) -> dict[str, Any]:
+    """A guild member as an interaction carries it."""
+    return {
+        "user": {
+            "id": str(user_id),
+            "username": f"player{user_id % 100000}",
+            "discriminator": "0",
+            "global_name": f"Player {user_id % 1000}",
+            "avatar": None,
+        },
+        "roles": [],
+        "joined_at": TIMESTAMP,
+        "deaf": False,
+        "mute": False,
+        "flags": 0,
+        "permissions": "3072",  # view channel and send messages: no manager
+    }
+
+
+def base_interaction(guild: FakeGuild, user_id: int, kind: int) -> dict[str, Any]:
+    """What every interaction in a guild channel carries."""
+    return {
+        "application_id": str(APPLICATION_ID),
+        "type": kind,
+        "version": 1,
+        "guild_id": str(guild.id),
+        "channel_id": str(guild.channel_id),
+        "channel": guild.channel_payload(),
+        "member": member(user_id),
+        "app_permissions": EVERY_PERMISSION,
+        "locale": "en-US",
+        "guild_locale": "en-US",
+        "entitlements": [],
+        "attachment_size_limit": 10 * 1024 * 1024,
+        "authorizing_integration_owners": {"0": str(guild.id)},
+        "context": 0,
+    }
+
+
+def slash(guild: FakeGuild, user_id: int, group: str, name: str) -> dict[str, Any]:
+    """`/<group> <name>` with no options."""
+    payload = base_interaction(guild, user_id, 2)
+    payload["data"] = {
+        "id": "1",
+        "name": group,
+        "type": 1,
+        "guild_id": str(guild.id),
+        "options": [{"type": 1, "name": name, "options": []}],
+    }
+    return payload
+
+
+def component(
+    guild: FakeGuild, user_id: int, message: dict[str, Any], button: str
+) -> dict[str, Any]:
+    """A button click on a message (as last answered, so it shows the button)."""
+    payload = base_interaction(guild, user_id, 3)
+    payload["data"] = {"custom_id": button, "component_type": 2}
+    shown = dict(message)
+    shown["channel_id"] = str(guild.channel_id)
+    if not any(
+        item.get("custom_id") == button
+        for row in shown.get("components", [])
+        for item in row.get("components", [])
+    ):
+        # The baseline's message shows other ids; Discord only sends clicks on shown buttons.
+        row = {
+            "type": 1,
+            "components": [{"type": 2, "style": 2, "label": "·", "custom_id": button}],
+        }
+        shown["components"] = [row]
+    payload["message"] = shown
+    return payload
+
+
+# -- one run --------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    """One run's figures."""
+
+    mode: str
+    tables: int
+    seconds: float
+    clicks: int
+    interactions: int
+    errors: int
+    deferred: int
+    cpu: float
+    latencies: list[float]
+    rss_idle: int
+    rss_loaded: int
+    requests: dict[str, int]
+    heap_idle: tracemalloc.Snapshot | None = None
+    heap_loaded: tracemalloc.Snapshot | None = None
+
+    @property
+    def clicks_per_second(self) -> float:
+        """Game clicks answered per second."""
+        return self.clicks / self.seconds
+
+    @property
+    def cpu_ms_per_interaction(self) -> float:
+        """Bot CPU per interaction answered (game clicks and table openings alike)."""
+        return 1000 * self.cpu / max(1, self.interactions)
+
+    def percentile(self, q: float) -> float:
+        """Click-to-answer latency at this quantile, in ms."""
+        if not self.latencies:
+            return float("nan")
+        ordered = sorted(self.latencies)
+        return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+    @property
+    def kb_per_table(self) -> float:
+        """(RSS with the tables running - RSS idle) / tables, in KB."""
+        return (self.rss_loaded - self.rss_idle) / self.tables / 1024
+
+
+def make_guilds(count: int) -> list[FakeGuild]:
+    """Guilds with ids spread over shards (the shard is taken from the id's time bits)."""
+    start = int(time.time() * 1000) - 10_000_000
+    return [
+        FakeGuild(snowflake_at(start + 1000 * i), snowflake_at(start + 1000 * i, 1), f"g{i}")
+        for i in range(count)
+    ]
+
+
+def spawn(
+    mode: str, base_url: str, folder: Path, profile: Path | None, heap: Path | None
+) -> subprocess.Popen[bytes]:
+    """Start the bot under test (or the baseline) as its own process."""
+    env = dict(os.environ)
+    env.update(
+        DISCORD_TOKEN=TOKEN,
+        CARDTABLE_DATABASE=str(folder / "cardtable.db"),
+        CARDTABLE_LOG_LEVEL="WARNING",
+        PYTHONPATH=os.pathsep.join([str(HERE), str(ROOT)]),
+    )
+    script = HERE / ("bot_process.py" if mode == "cardtable" else "baseline_bot.py")
+    command = [sys.executable, str(script), base_url]
+    if profile is not None and mode == "cardtable":
+        command += ["--profile", str(profile)]
+    if heap is not None:
+        command += ["--tracemalloc", str(heap)]
+    log = (folder / f"{mode}.log").open("wb")
+    # The folder is the working directory: no developer's .env is read.
+    return subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+async def wait_connected(fake: FakeDiscord, guilds: int, bot: subprocess.Popen[bytes]) -> None:
+    """Until the bot has identified and been sent every guild, and had a moment for them."""
+    deadline = time.monotonic() + 60
+    while fake.guilds_sent < guilds or not fake.shards:
+        if bot.poll() is not None:
+            raise RuntimeError(f"the bot exited with {bot.returncode} before connecting")
+        if time.monotonic() > deadline:
+            raise RuntimeError("the bot did not connect within 60 s")
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(2.5)  # discord.py waits for the guilds, then dispatches ready
+
+
+def sample(pid: int, seconds: float, out: Path | None) -> subprocess.Popen[bytes] | None:
+    """py-spy the bot while measuring (collapsed stacks; it needs ptrace, so root)."""
+    if out is None:
+        return None
+    spy = shutil.which("py-spy")
+    if spy is None:
+        raise RuntimeError("py-spy is not installed: uv run --with py-spy python ...")
+    command = [spy, "record", "--pid", str(pid), "--duration", str(int(seconds))]
+    command += ["--rate", "250", "--nonblocking", "--format", "raw", "--output", str(out)]
+    command += ["--threads"] if os.environ.get("LOAD_SPY_ALL") else ["--gil"]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+async def run_once(
+    mode: str,
+    tables: int,
+    seconds: float,
+    warmup: float,
+    seed: int,
+    profile: Path | None,
+    py_spy: Path | None = None,
+    traced: bool = False,
+) -> Result:
+    """One bot, N tables: warm up, measure, stop (traced: the Python heap as well)."""
+    guilds = make_guilds(tables)
+    fake = FakeDiscord(guilds)
+    base_url = await fake.start()
+    with tempfile.TemporaryDirectory(prefix=f"load-{mode}-") as tmp:
+        folder = Path(tmp)
+        heap = folder / "heap.snapshot" if traced else None
+        bot = spawn(mode, base_url, folder, profile, heap)
+        try:
+            await wait_connected(fake, tables, bot)
+            rss_idle = rss_bytes(bot.pid)
+            heap_idle = None if heap is None else await snapshot_of(bot.pid, heap)
+            driver = Driver(fake, mode, folder / "cardtable.db", seed)
+            readies = [asyncio.Event() for _ in guilds]
+            tasks = [
+                asyncio.create_task(driver.table(guild, players_of(index), ready))
+                for index, (guild, ready) in enumerate(zip(guilds, readies, strict=True))
+            ]
+            await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), 120)
+            await asyncio.sleep(warmup)
+            window = driver.window
+            window.open = True
+            cpu_before, started = cpu_seconds(bot.pid), time.perf_counter()
+            spy = sample(bot.pid, seconds, py_spy) if mode == "cardtable" else None
+            await asyncio.sleep(seconds)
+            cpu_after, ended = cpu_seconds(bot.pid), time.perf_counter()
+            if spy is not None:
+                await asyncio.to_thread(spy.wait)
+            window.open = False
+            driver.stopping = True
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+            failures = [r for r in results if isinstance(r, BaseException)]
+            if failures:
+                raise RuntimeError(f"{len(failures)} tables failed: {failures[0]!r}")
+            await asyncio.sleep(0.5)
+            rss_loaded = rss_bytes(bot.pid)
+            heap_loaded = None if heap is None else await snapshot_of(bot.pid, heap)
+            return Result(
+                mode=mode,
+                tables=tables,
+                seconds=ended - started,
+                clicks=window.clicks,
+                interactions=window.interactions,
+                errors=window.errors,
+                deferred=window.deferred,
+                cpu=cpu_after - cpu_before,
+                latencies=window.latencies,
+                rss_idle=rss_idle,
+                rss_loaded=rss_loaded,
+                requests=dict(fake.requests),
+                heap_idle=heap_idle,
+                heap_loaded=heap_loaded,
+            )
+        except BaseException:
+            print((folder / f"{mode}.log").read_text()[-3000:], file=sys.stderr)
+            raise
+        finally:
+            stop(bot)
+            await fake.close()
+
+
+def players_of(index: int) -> list[int]:
+    """The people at table ``index``."""
+    return [700_000_000_000_000_000 + 10 * index + seat for seat in range(PLAYERS)]
+
+
+def stop(bot: subprocess.Popen[bytes]) -> None:
+    """Ctrl+C the bot (it closes cleanly), or kill it if it hangs."""
+    if bot.poll() is None:
+        bot.send_signal(signal.SIGINT)
+        try:
+            bot.wait(20)
+        except subprocess.TimeoutExpired:
+            bot.kill()
+            bot.wait()
+
+
+# -- reporting ------------------------------------------------------------------------------
+
+
+def report(pairs: list[tuple[Result, Result]]) -> Iterator[str]:
+    """The figures, one line per run, with the CPU ratio of each pair."""
+    yield (
+        f"{'tables':>6} {'bot':<9} {'clicks/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
+        f"{'CPU ms/click':>12} {'ratio':>6} {'1-core/s':>8} {'KB/table':>9} {'errors':>6} "
+        f"{'deferred':>8}"
+    )
+    for real, base in pairs:
+        ratio = real.cpu_ms_per_interaction / max(1e-9, base.cpu_ms_per_interaction)
+        for result, shown in ((real, f"{ratio:6.2f}"), (base, f"{'':6}")):
+            yield (
+                f"{result.tables:>6} {result.mode:<9} {result.clicks_per_second:>9.0f} "
+                f"{result.percentile(0.5):>7.2f} {result.percentile(0.99):>7.2f} "
+                f"{result.cpu_ms_per_interaction:>12.3f} {shown} "
+                f"{1000 / max(1e-9, result.cpu_ms_per_interaction):>8.0f} "
+                f"{result.kb_per_table:>9.1f} "
+                f"{result.errors:>6} {result.deferred:>8}"
+            )
+
+
+async def main(args: argparse.Namespace) -> int:
+    """Every table count, cardtable then baseline, and the report."""
+    if args.processes != 1 or args.database_url:
+        print(
+            "not measured: --processes 2 and --database-url need the sharding and PostgreSQL "
+            "settings, which this bot does not have yet",
+            file=sys.stderr,
+        )
+        return 2
+    if args.memory:
+        return await memory(args)
+    pairs = []
+    for tables in args.tables:
+        runs = []
+        for mode in ("cardtable", "baseline"):
+            profile = Path(args.profile) if args.profile else None
+            spy = Path(f"{args.py_spy}.{tables}") if args.py_spy else None
+            result = await run_once(
+                mode, tables, args.seconds, args.warmup, args.seed, profile, spy
+            )
+            runs.append(result)
+            print(
+                f"  {mode} x{tables}: {result.clicks} clicks, {result.interactions} interactions,"
+                f" {result.cpu:.2f} s CPU in {result.seconds:.1f} s; requests {result.requests}",
+                flush=True,
+            )
+        pairs.append((runs[0], runs[1]))
+    print()
+    for line in report(pairs):
+        print(line)
+    if len(pairs) > 1:
+        # RSS also grows by things paid once (SQLite's page cache, the allocator's pools):
+        # the slope between the smallest and the largest run is what one more table costs.
+        for index, mode in enumerate(("cardtable", "baseline")):
+            low, high = pairs[0][index], pairs[-1][index]
+            if high.tables > low.tables:
+                slope = (high.rss_loaded - high.rss_idle) - (low.rss_loaded - low.rss_idle)
+                per_table = slope / (high.tables - low.tables) / 1024
+                print(
+                    f"{mode}: {per_table:.1f} KB per additional running table "
+                    f"({low.tables} -> {high.tables} tables)"
+                )
+    print(
+        "\n1-core/s: the clicks per second one whole core would answer at this CPU per click"
+        " (the contention-free ceiling; clicks/s is what this machine gave during the run)"
+    )
+    print(
+        f"targets: CPU ratio <= {CPU_RATIO_TARGET}, >= {CLICKS_TARGET:.0f} clicks/s, "
+        f"<= {MEMORY_TARGET_KB:.0f} KB per running table (SQLite, one process)"
+    )
+    return 0
+
+
+async def memory(args: argparse.Namespace) -> int:
+    """Python heap per running table (tracemalloc; the timings of these runs mean nothing)."""
+    grown_by: dict[tuple[str, int], int] = {}
+    for tables in args.tables:
+        for mode in ("cardtable", "baseline"):
+            result = await run_once(
+                mode, tables, args.seconds, args.warmup, args.seed, None, traced=True
+            )
+            assert result.heap_idle is not None and result.heap_loaded is not None
+            grown = traced_bytes(result.heap_loaded) - traced_bytes(result.heap_idle)
+            grown_by[mode, tables] = grown
+            print(
+                f"{tables:>6} {mode:<9} heap {grown / tables / 1024:8.1f} KB per running table"
+                f" (after a full collection, clicks stopped, every table open mid-game)"
+            )
+            if mode == "cardtable":
+                for line in growth(result.heap_idle, result.heap_loaded, 12):
+                    print("         " + line)
+    low, high = min(args.tables), max(args.tables)
+    if high > low:
+        # What is loaded once (the message catalogues, discord.py's caches) cancels out.
+        for mode in ("cardtable", "baseline"):
+            slope = (grown_by[mode, high] - grown_by[mode, low]) / (high - low) / 1024
+            print(f"{mode}: heap {slope:.1f} KB per additional running table ({low} -> {high})")
+    return 0
+
+
+def parse_args() -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tables", type=int, nargs="+", default=[1, 10, 100])
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured time per run")
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--profile", default=None, help="cProfile the bot into this file")
+    parser.add_argument(
+        "--memory", action="store_true", help="measure the Python heap per table instead"
+    )
+    parser.add_argument(
+        "--py-spy", default=None, help="sample the bot with py-spy into FILE.<tables> (raw)"
+    )
+    return parser.parse_args()
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(parse_args())))

@@ -21,6 +21,7 @@ import logging
 import multiprocessing
 import os
 import random
+import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -48,6 +49,8 @@ START_METHOD = "spawn"
 # clicks come first, and a search (bounded by its time budget, not by its work) searches
 # a little less.
 WORKER_NICENESS = 5
+# How often a worker checks that the bot that started it is still alive.
+PARENT_CHECK_SECONDS = 0.5
 
 
 def reference(choose: Choose) -> ChooseRef | None:
@@ -80,8 +83,29 @@ def think_by_name(ref: ChooseRef, view: Any, level: str, seed: str, memory: Any)
     return think(resolve(ref), view, level, seed, memory)
 
 
-def warm(modules: tuple[str, ...]) -> None:
-    """Lower a new worker's priority and import the games' AI, so its first move is quick."""
+def leave_with(parent: int, every: float = PARENT_CHECK_SECONDS) -> None:
+    """End this worker as soon as the process that started it has gone.
+
+    A bot killed outright (SIGKILL, the OOM killer) never shuts its pool down, and its
+    idle workers would wait for work forever, holding memory and the bot's output pipes.
+    When the parent dies the worker is re-parented, so its parent id changes.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def warm(modules: tuple[str, ...], parent: int | None = None) -> None:
+    """Lower a new worker's priority and import the games' AI, so its first move is quick.
+
+    With ``parent`` (the bot's process id) the worker also ends when the bot does.
+    """
+    if parent is not None:
+        leave_with(parent)
     # Where there is no nice() the worker keeps the bot's priority.
     with contextlib.suppress(AttributeError, OSError):
         os.nice(WORKER_NICENESS)
@@ -176,7 +200,7 @@ class ThinkingPool:
             self.workers,
             mp_context=multiprocessing.get_context(START_METHOD),
             initializer=warm,
-            initargs=(self._modules,),
+            initargs=(self._modules, os.getpid()),
         )
         loop = asyncio.get_running_loop()
         # The pool starts a worker per task it cannot hand to an idle one: one task each.

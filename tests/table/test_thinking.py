@@ -294,3 +294,52 @@ async def test_workers_that_cannot_start_leave_the_thinking_here(
         None,
     )
     await thinking.close()
+
+
+CHILD_BOT = """
+import asyncio, sys, time
+from bot.table.thinking import ThinkingPool
+
+async def main():
+    pool = ThinkingPool(1)
+    await pool.start(())
+    await pool.ready()
+    print(*(p.pid for p in pool.processes()), flush=True)
+    time.sleep(60)
+
+asyncio.run(main())
+"""
+
+
+def alive(pid: int) -> bool:
+    """Whether a process runs (a zombie waiting to be reaped counts as gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads Linux's /proc")
+def test_workers_leave_when_the_bot_is_killed() -> None:
+    """A bot killed outright (SIGKILL) leaves no worker behind waiting for work forever."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", CHILD_BOT], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        workers = [int(pid) for pid in child.stdout.readline().split()]
+        assert workers and all(alive(pid) for pid in workers)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        deadline = time.monotonic() + 20
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(alive(pid) for pid in workers)
+        # The orphans closed the bot's output pipe too: whoever reads it sees its end.
+        assert child.stdout.read() == ""
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()

@@ -70,6 +70,8 @@ class TableFacts:
     min_players: int
     max_players: int
     move_number: int = 0
+    # The computer levels this game offers (the lobby's add-computer choices).
+    levels: tuple[str, ...] = ("easy", "normal", "hard")
     # Rating change per player in the game that just finished (for the final board).
     rating_changes: Mapping[str, float] = field(default_factory=dict)
 
@@ -182,6 +184,8 @@ class GameSpec:
         default=lambda engine, player, move: []
     )
     start_letters: Callable[[GameEngine[Any]], list[Letter]] = field(default=lambda engine: [])
+    # The computer levels this game offers, weakest first (No Thanks! adds "expert").
+    levels: tuple[str, ...] = ("easy", "normal", "hard")
     # Levels whose search is slow enough to run in a worker thread.
     threaded_levels: frozenset[str] = frozenset({"hard"})
     # How a move is written in the move log, and read back for a replay.

@@ -39,6 +39,8 @@ LEVEL_CHOICES = [app_commands.Choice(name=level, value=level) for level in LEVEL
 def level_choices(levels: tuple[str, ...]) -> list[app_commands.Choice[str]]:
     """The bot_level choices for a game that offers these levels."""
     return [app_commands.Choice(name=level, value=level) for level in levels]
+
+
 LOBBY_ACTIONS = ("join", "leave", "start", "cancel", "addbot")
 
 

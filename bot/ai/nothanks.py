@@ -9,7 +9,6 @@ who counts the public passes and takes can work out from the move history.
 
 from __future__ import annotations
 
-import bisect
 import random
 import time
 from dataclasses import dataclass
@@ -50,14 +49,6 @@ EXPERT_BUDGET = 1.0
 
 # The share of the time budget the search may use; the rest covers the work around it.
 BUDGET_SHARE = 0.9
-# Opponent model fit: candidate values and the pull towards the prior below.
-FIT_BASES = range(-3, 21)
-FIT_BONUSES = (0, 1, 2, 3)
-FIT_PRIOR = 0.05
-# The prior is a tight player: every voluntary take is evidence against it and pushes the
-# fit up, while a looser prior would need rare near-threshold passes to be corrected.
-PRIOR_BASE = 0
-PRIOR_BONUS = 0
 
 
 @dataclass(slots=True)
@@ -133,54 +124,6 @@ def _chips_from_history(view: PlayerView, n: int, start: int) -> list[int] | Non
     if min(chips) < 0 or sum(chips) + view.chips_on_card != n * start:
         return None
     return chips
-
-
-def model_thresholds(view: PlayerView, n: int, start: int) -> list[tuple[int, int]]:
-    """Fit each seat's take threshold (base, low-chip bonus) to its public decisions so far.
-
-    The model: a seat takes when cost minus chips on the card is at most
-    ``base + bonus * max(0, LOW_CHIPS - chips)``. Each voluntary take or pass in the
-    history is one observation; the fit minimises the decisions it gets wrong, with a
-    slight pull towards the normal heuristic's values so that little evidence changes little.
-    """
-    observations: list[list[tuple[int, int, bool]]] = [[] for _ in range(n)]
-    masks = [0] * n
-    chips = [start] * n
-    for move in view.history:
-        seat, card = move.seat, move.card
-        if chips[seat] > 0:
-            net = card_cost(masks[seat], card) - move.chips_on_card
-            observations[seat].append((net, chips[seat], move.action is TAKE))
-        if move.action is PASS:
-            chips[seat] -= 1
-        else:
-            chips[seat] += move.chips_on_card
-            masks[seat] |= 1 << card
-    return [_fit_threshold(seen) for seen in observations]
-
-
-def _fit_threshold(observations: list[tuple[int, int, bool]]) -> tuple[int, int]:
-    """The (base, bonus) that explains the most of one seat's observed decisions."""
-    if not observations:
-        return PRIOR_BASE, PRIOR_BONUS
-    best = (PRIOR_BASE, PRIOR_BONUS)
-    best_cost = float("inf")
-    for bonus in FIT_BONUSES:
-        takes: list[int] = []
-        passes: list[int] = []
-        for net, chips, took in observations:
-            adjusted = net - bonus * max(0, LOW_CHIPS - chips)
-            (takes if took else passes).append(adjusted)
-        takes.sort()
-        passes.sort()
-        for base in FIT_BASES:
-            # Wrong calls: takes above the threshold, passes at or below it.
-            wrong = len(takes) - bisect.bisect_right(takes, base)
-            wrong += bisect.bisect_right(passes, base)
-            cost = wrong + FIT_PRIOR * (abs(base - PRIOR_BASE) + abs(bonus - PRIOR_BONUS))
-            if cost < best_cost:
-                best, best_cost = (base, bonus), cost
-    return best
 
 
 def card_cost(mask: int, card: int) -> int:

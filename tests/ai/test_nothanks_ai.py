@@ -14,10 +14,12 @@ from bot.ai.nothanks import (
     baseline_action,
     card_cost,
     mask_points,
-    model_thresholds,
     normal_takes,
+    search_decision,
+    seat_observations,
     table_from_view,
 )
+from bot.ai.nothanks_search import CLOCK_EVERY, fit_looseness, search
 from bot.engines.nothanks import PASS, TAKE, NoThanksGame, card_points, starting_chips
 
 LEVELS = list(Level)
@@ -209,7 +211,10 @@ def test_the_hard_player_beats_the_baseline_over_a_few_games() -> None:
             assert player is not None
             view = game.view(player)
             if player == hard:
-                action = choose_nothanks_action(view, Level.HARD, rng, time_budget=0.05)
+                # An iteration cap, not the clock, ends the search: the same games every run.
+                action = choose_nothanks_action(
+                    view, Level.HARD, rng, time_budget=UNHURRIED, iterations=300
+                )
             else:
                 action = baseline_action(view)
             game.apply(player, action)
@@ -276,8 +281,8 @@ def test_baseline_follows_its_threshold_rule() -> None:
     assert baseline_action(game.view(game.active_player)) is TAKE
 
 
-def test_the_opponent_model_reads_a_tight_player_as_tight() -> None:
-    """A seat that only ever took cards free of net cost is modelled with a low threshold."""
+def test_the_opponent_model_reads_a_baseline_player_as_tight() -> None:
+    """A seat that only ever takes cards free of net cost plays tighter than the playouts."""
     game = NoThanksGame.new(names(3), 8)
     rng = random.Random(8)
     while not game.is_over and game.cards_left > 3:
@@ -287,8 +292,48 @@ def test_the_opponent_model_reads_a_tight_player_as_tight() -> None:
         if player == "p1":
             action = baseline_action(view)
         else:
-            action = choose_nothanks_action(view, Level.NORMAL, rng)
+            action = choose_nothanks_action(view, Level.EASY, rng)
         game.apply(player, action)
-    limits = model_thresholds(game.view("p0"), 3, starting_chips(3))
-    base, bonus = limits[1]
-    assert base <= 1 and bonus <= 1
+    observations = seat_observations(game.view("p0"), 3, starting_chips(3))
+    assert len(observations[1]) >= 10
+    assert fit_looseness(observations[1]) < 0
+
+
+def test_the_opponent_model_reads_an_eager_taker_as_loose() -> None:
+    """A seat that took lone cards at 5-7 points net with plenty of chips plays loose."""
+    # With 11 chips and 20 cards to come the playouts' mean threshold is 0.5 points net.
+    eager = [(0, 11, card, card - net, 20, True) for card, net in ((20, 5), (24, 6), (28, 7))]
+    eager.append((0, 11, 30, 2, 20, False))
+    assert fit_looseness(eager) >= 5
+    # One observation barely moves the model away from the playout policy.
+    assert abs(fit_looseness(eager[:1])) <= fit_looseness(eager)
+
+
+def test_the_search_stops_at_its_iteration_cap_or_its_deadline() -> None:
+    """The cap is exact with time to spare; a deadline already past stops it at once."""
+    game = position(3, 31, 20)
+    view = game.view(game.active_player)
+    decision = search_decision(view, table_from_view(view))
+    capped = search(decision, random.Random(1), iterations=321, deadline=float("inf"))
+    assert capped.iterations == 321
+    assert capped.take_visits + capped.pass_visits == 321
+    hurried = search(decision, random.Random(1), iterations=10_000, deadline=0.0)
+    assert hurried.iterations <= CLOCK_EVERY
+
+
+def test_hard_takes_a_card_that_closes_a_gap_in_its_runs() -> None:
+    """With 10-11 and 13-14, card 12 merges the runs (it gains 13 points): hard takes it."""
+    data = NoThanksGame.new(names(3), 1).to_dict()
+    mine = [10, 11, 13, 14]
+    data["cards"][data["active"]] = mine
+    # The cards in hand and the face-up 12 leave the hidden cards; the old face-up card
+    # goes back into the pile, so every card is still somewhere exactly once.
+    hidden = [c for c in data["removed"] + data["pile"] if c not in (*mine, 12)]
+    hidden.append(data["current_card"])
+    data["removed"], data["pile"] = sorted(hidden[:9]), hidden[9:]
+    data["current_card"] = 12
+    game = NoThanksGame.from_dict(data)
+    view = game.view(game.active_player)
+    for level in (Level.HARD, Level.EXPERT):
+        action = choose_nothanks_action(view, level, random.Random(2), iterations=400)
+        assert action is TAKE

@@ -27,7 +27,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -116,6 +116,12 @@ def _h2h_job(
     return seat, result, times[seat], cpu_times[seat]
 
 
+def _hero_share(seat: int, ranks: Sequence[int]) -> float:
+    """The seat's share of the win: 1, 1/k for a k-way tie for first, or 0."""
+    winners = [s for s, rank in enumerate(ranks) if rank == min(ranks)]
+    return 1 / len(winners) if seat in winners else 0.0
+
+
 def run_h2h(hero: str, opponent: str, players: int, games: int, seed: int, workers: int) -> None:
     """One hero seat against copies of the opponent: win share, margin and decision times."""
     import multiprocessing
@@ -124,20 +130,31 @@ def run_h2h(hero: str, opponent: str, players: int, games: int, seed: int, worke
         (lineup, deal, hero) for lineup, deal in head_to_head(hero, opponent, players, games, seed)
     ]
     started = time.perf_counter()
+    results: list[tuple[int, GameResult, list[float], list[float]]] = []
+
+    def collect(done: Iterator[tuple[int, GameResult, list[float], list[float]]]) -> None:
+        for result in done:
+            results.append(result)
+            if len(results) % 30 == 0:
+                wins = sum(_hero_share(r[0], r[1][0]) for r in results)
+                print(
+                    f"... {len(results)} games: win share {wins / len(results):.1%},"
+                    f" {time.perf_counter() - started:.0f} s",
+                    flush=True,
+                )
+
     if workers > 1:
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            results = list(pool.imap(_h2h_job, jobs, chunksize=1))
+            collect(pool.imap(_h2h_job, jobs, chunksize=1))
     else:
-        results = [_h2h_job(job) for job in jobs]
+        collect(map(_h2h_job, jobs))
     elapsed = time.perf_counter() - started
     wins = 0.0
     margins: list[float] = []
     times: list[float] = []
     cpu_times: list[float] = []
     for seat, (ranks, scores), hero_times, hero_cpu in results:
-        winners = [s for s, rank in enumerate(ranks) if rank == min(ranks)]
-        if seat in winners:
-            wins += 1 / len(winners)
+        wins += _hero_share(seat, ranks)
         best_other = min(score for s, score in enumerate(scores) if s != seat)
         margins.append(best_other - scores[seat])
         times.extend(hero_times)

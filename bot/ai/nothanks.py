@@ -38,6 +38,14 @@ LOW_CHIP_BONUS = 2
 # but only while it would still cost every other player at least this much more than
 # their own threshold once the extra chips are on it.
 MILK_SAFETY = 4
+# Easy: the share of runs it notices, the "cheap" cards it grabs and how often, how
+# short of chips it must be before it starts to worry (and how much), and its noise.
+EASY_SEES_RUNS = 0.6
+EASY_CHEAP_CARD = 12
+EASY_GRABS_CHEAP = 0.4
+EASY_PANIC_CHIPS = 2
+EASY_PANIC_BONUS = 8
+EASY_NOISE = 3.0
 
 # Hard and expert: information-set MCTS (bot.ai.nothanks_search). The iteration caps make
 # a decision deterministic for its seed; they are calibrated so that on a quiet core the
@@ -240,17 +248,26 @@ def _normal(table: Table) -> Action:
 
 
 def _easy(table: Table, rng: random.Random) -> Action:
-    """The easy level: a noisy threshold that sometimes forgets about runs."""
+    """The easy level: a newcomer's habits, not random clicks.
+
+    It grabs low cards too eagerly, notices only most of the runs it could extend, never
+    lets a card go round for more chips, and watches its chips only once they are nearly
+    gone. It never refuses a card that pays more chips than it costs.
+    """
     mine = table.my_chips
     if mine == 0:
         return TAKE
-    if rng.random() < 0.05:
-        return rng.choice((TAKE, PASS))
-    cost = table.card
-    if rng.random() < 0.7:
-        cost = card_cost(table.masks[table.me], table.card)
-    limit = BASE_THRESHOLD + max(0, 4 - mine) * 3 + rng.gauss(0.0, 4.0)
-    return TAKE if cost - table.chips_on <= limit else PASS
+    sees_run = rng.random() < EASY_SEES_RUNS
+    cost = card_cost(table.masks[table.me], table.card) if sees_run else table.card
+    net = cost - table.chips_on
+    if net <= 0:
+        return TAKE
+    if table.card <= EASY_CHEAP_CARD and rng.random() < EASY_GRABS_CHEAP:
+        # "Only an 8, that hardly hurts": taken without waiting for chips.
+        return TAKE
+    panic = EASY_PANIC_BONUS if mine <= EASY_PANIC_CHIPS else 0
+    limit = max(0.0, BASE_THRESHOLD + panic + rng.gauss(0.0, EASY_NOISE))
+    return TAKE if net <= limit else PASS
 
 
 def choose_nothanks_action(

@@ -337,3 +337,35 @@ def test_hard_takes_a_card_that_closes_a_gap_in_its_runs() -> None:
     for level in (Level.HARD, Level.EXPERT):
         action = choose_nothanks_action(view, level, random.Random(2), iterations=400)
         assert action is TAKE
+
+
+def easy_takes(card: int, chips_on: int, mine: int, cards: list[int], tries: int = 200) -> float:
+    """How often easy takes ``card`` (with ``chips_on``) holding ``cards`` and ``mine`` chips."""
+    data = NoThanksGame.new(names(3), 5).to_dict()
+    seat = data["active"]
+    hidden = [c for c in data["removed"] + data["pile"] if c not in (*cards, card)]
+    hidden.append(data["current_card"])
+    data["removed"], data["pile"] = sorted(hidden[:9]), hidden[9:]
+    data["current_card"], data["chips_on_card"] = card, chips_on
+    data["cards"][seat] = cards
+    spare = data["chips"][seat] - mine
+    data["chips"][seat] = mine
+    data["chips"][(seat + 1) % 3] += spare - chips_on
+    game = NoThanksGame.from_dict(data)
+    view = game.view(game.active_player)
+    takes = sum(
+        choose_nothanks_action(view, Level.EASY, random.Random(i)) is TAKE for i in range(tries)
+    )
+    return takes / tries
+
+
+def test_easy_makes_a_newcomers_mistakes_not_random_ones() -> None:
+    """Easy grabs a low card for nothing and misses runs, but never refuses a paying card."""
+    # A lone 8 with no chips on it: normal passes, easy often grabs it.
+    assert 0.25 < easy_takes(8, 0, 9, []) < 0.9
+    # 25 joins 24 (it costs nothing): normal would take or milk it; easy sometimes misses it.
+    assert 0.5 < easy_takes(25, 0, 9, [24]) < 1.0
+    # Ten chips on a 9: it pays, and easy always sees that.
+    assert easy_takes(9, 10, 6, []) == 1.0
+    # A lone 33 with three chips on it: even easy passes while it has plenty of chips.
+    assert easy_takes(33, 3, 9, []) == 0.0

@@ -106,9 +106,11 @@ def play_game(lineup: Sequence[str], seed: int) -> GameResult:
     return play_timed(lineup, seed)[0]
 
 
-def _h2h_job(
-    job: tuple[list[str], int, str],
-) -> tuple[int, GameResult, list[float], list[float]]:
+# One head-to-head game: the hero's seat, the result, the hero's wall and CPU times.
+H2HGame = tuple[int, GameResult, list[float], list[float]]
+
+
+def _h2h_job(job: tuple[list[str], int, str]) -> H2HGame:
     """Worker entry point: the hero's seat, the result and the hero's decision times."""
     lineup, seed, hero = job
     seat = lineup.index(hero)
@@ -130,18 +132,17 @@ def run_h2h(hero: str, opponent: str, players: int, games: int, seed: int, worke
         (lineup, deal, hero) for lineup, deal in head_to_head(hero, opponent, players, games, seed)
     ]
     started = time.perf_counter()
-    results: list[tuple[int, GameResult, list[float], list[float]]] = []
+    results: list[H2HGame] = []
+    title = f"{hero} vs {players - 1} x {opponent} ({players} players), seed {seed}"
 
-    def collect(done: Iterator[tuple[int, GameResult, list[float], list[float]]]) -> None:
+    def collect(done: Iterator[H2HGame]) -> None:
         for result in done:
             results.append(result)
-            if len(results) % 30 == 0:
-                wins = sum(_hero_share(r[0], r[1][0]) for r in results)
-                print(
-                    f"... {len(results)} games: win share {wins / len(results):.1%},"
-                    f" {time.perf_counter() - started:.0f} s",
-                    flush=True,
-                )
+            if len(results) % 30 == 0 and len(results) < len(jobs):
+                # The whole report as it stands, so a long run can be read before it ends.
+                elapsed = time.perf_counter() - started
+                print(f"... after {len(results)} games, {elapsed:.0f} s:", flush=True)
+                print(h2h_report(results, hero, players), flush=True)
 
     if workers > 1:
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
@@ -149,6 +150,12 @@ def run_h2h(hero: str, opponent: str, players: int, games: int, seed: int, worke
     else:
         collect(map(_h2h_job, jobs))
     elapsed = time.perf_counter() - started
+    print(f"{title}, {workers} worker(s), {elapsed:.0f} s")
+    print(h2h_report(results, hero, players))
+
+
+def h2h_report(results: Sequence[H2HGame], hero: str, players: int) -> str:
+    """Win share with its interval, the margin to the best opponent and decision times."""
     wins = 0.0
     margins: list[float] = []
     times: list[float] = []
@@ -160,27 +167,19 @@ def run_h2h(hero: str, opponent: str, players: int, games: int, seed: int, worke
         times.extend(hero_times)
         cpu_times.extend(hero_cpu)
     low, high = wilson(wins, len(results))
-    print(
-        f"{hero} vs {players - 1} x {opponent}: {len(results)} games ({players} players),"
-        f" seed {seed}, {workers} worker(s), {elapsed:.0f} s"
-    )
-    print(
-        f"win share {wins / len(results):.1%} (95% interval {low:.1%}–{high:.1%}),"
-        f" parity {1 / players:.1%}"
-    )
-    print(
-        f"mean points ahead of the best opponent: {statistics.fmean(margins):+.1f}"
-        f" (negative: behind; lower totals win)"
-    )
-    print(
-        f"{hero} decision time: p50 {percentile(times, 50) * 1e3:.1f} ms,"
-        f" p95 {percentile(times, 95) * 1e3:.1f} ms, max {max(times) * 1e3:.1f} ms"
-        f" over {len(times)} decisions (wall clock)"
-    )
-    print(
-        f"{hero} decision CPU time: p50 {percentile(cpu_times, 50) * 1e3:.1f} ms,"
-        f" p95 {percentile(cpu_times, 95) * 1e3:.1f} ms, max {max(cpu_times) * 1e3:.1f} ms"
-        " (what one quiet core would take)"
+    return "\n".join(
+        [
+            f"{len(results)} games: win share {wins / len(results):.1%}"
+            f" ({wins:g} wins; 95% interval {low:.1%}–{high:.1%}), parity {1 / players:.1%}",
+            f"mean points ahead of the best opponent: {statistics.fmean(margins):+.1f}"
+            " (negative: behind; lower totals win)",
+            f"{hero} decision time: p50 {percentile(times, 50) * 1e3:.1f} ms,"
+            f" p95 {percentile(times, 95) * 1e3:.1f} ms, max {max(times) * 1e3:.1f} ms"
+            f" over {len(times)} decisions (wall clock)",
+            f"{hero} decision CPU time: p50 {percentile(cpu_times, 50) * 1e3:.1f} ms,"
+            f" p95 {percentile(cpu_times, 95) * 1e3:.1f} ms, max {max(cpu_times) * 1e3:.1f} ms"
+            " (what one quiet core would take)",
+        ]
     )
 
 

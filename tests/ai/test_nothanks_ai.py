@@ -281,22 +281,12 @@ def test_baseline_follows_its_threshold_rule() -> None:
     assert baseline_action(game.view(game.active_player)) is TAKE
 
 
-def test_the_opponent_model_reads_a_baseline_player_as_tight() -> None:
-    """A seat that only ever takes cards free of net cost plays tighter than the playouts."""
-    game = NoThanksGame.new(names(3), 8)
-    rng = random.Random(8)
-    while not game.is_over and game.cards_left > 3:
-        player = game.active_player
-        assert player is not None
-        view = game.view(player)
-        if player == "p1":
-            action = baseline_action(view)
-        else:
-            action = choose_nothanks_action(view, Level.EASY, rng)
-        game.apply(player, action)
-    observations = seat_observations(game.view("p0"), 3, starting_chips(3))
-    assert len(observations[1]) >= 10
-    assert fit_looseness(observations[1]) < 0
+def test_the_opponent_model_reads_a_tight_player_as_tight() -> None:
+    """A seat short of chips that still refuses cheap cards plays tighter than the playouts."""
+    # With 4 chips and 20 cards to come the playouts take anything up to 4.5 points net.
+    tight = [(0, 4, card, card - net, 20, False) for card, net in ((15, 3), (19, 4), (22, 3))]
+    tight += [(0, 4, card, card, 20, True) for card in (3, 4)]  # free cards it did take
+    assert fit_looseness(tight) <= -2
 
 
 def test_the_opponent_model_reads_an_eager_taker_as_loose() -> None:
@@ -369,3 +359,16 @@ def test_easy_makes_a_newcomers_mistakes_not_random_ones() -> None:
     assert easy_takes(9, 10, 6, []) == 1.0
     # A lone 33 with three chips on it: even easy passes while it has plenty of chips.
     assert easy_takes(33, 3, 9, []) == 0.0
+
+
+def test_each_seat_is_observed_at_its_own_voluntary_decisions() -> None:
+    """A pass and a take are read from the history with the chips and pile size of the time."""
+    game = NoThanksGame.new(names(3), 12)
+    card = game.current_card
+    first = game.active
+    game.apply(game.players[first], PASS)
+    second = game.active
+    game.apply(game.players[second], TAKE)
+    observations = seat_observations(game.view(game.active_player), 3, starting_chips(3))
+    assert observations[first] == [(0, 11, card, 0, 23, False)]
+    assert observations[second] == [(0, 11, card, 1, 23, True)]

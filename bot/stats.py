@@ -15,7 +15,7 @@ from bot.records.ratings import MIN_RATED_GAMES, Rating
 from bot.storage import Storage
 
 COMPUTER_PREFIX = "computer:"
-# How many people a leaderboard lists (computers are three levels at most), so that
+# How many people a leaderboard lists (computers are four levels at most), so that
 # everyone listed fits the 25 options of the "show stats" select.
 BOARD_LIMIT = 20
 # Re-exported for the messages that name the threshold (render may not import records).

@@ -32,8 +32,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# The bot_level choices of every game's `start` command.
+# The bot_level choices of a game's `start` command (the levels every game offers).
 LEVEL_CHOICES = [app_commands.Choice(name=level, value=level) for level in LEVELS]
+
+
+def level_choices(levels: tuple[str, ...]) -> list[app_commands.Choice[str]]:
+    """The bot_level choices for a game that offers these levels."""
+    return [app_commands.Choice(name=level, value=level) for level in levels]
+
+
 LOBBY_ACTIONS = ("join", "leave", "start", "cancel", "addbot")
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import discord
 from discord import app_commands
 
-from bot.ai import choose_nothanks_action
+from bot.ai import Level, choose_nothanks_action
 from bot.engines.contract import GameEngine
 from bot.engines.nothanks import (
     MAX_PLAYERS,
@@ -25,12 +25,14 @@ from bot.render.components import Click
 from bot.render.nothanks import NoThanksRenderer
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec, Letter, ResultRow
-from bot.tablecog import LEVEL_CHOICES, GameTableCog, locale_code, seat_of
+from bot.tablecog import GameTableCog, level_choices, locale_code, seat_of
 
 if TYPE_CHECKING:
     from bot.app import CardtableBot
 
 GAME = "nothanks"
+# No Thanks! has a fourth, slower level (Rage stops at hard).
+LEVELS = tuple(level.value for level in Level)
 
 
 def new_game(players: Sequence[str], seed: int, options: Mapping[str, Any]) -> NoThanksGame:
@@ -95,6 +97,7 @@ SPEC = GameSpec(
     encode_action=lambda action: Action(action).value,
     decode_action=Action,
     result_rows=result_rows,
+    levels=LEVELS,
 )
 
 
@@ -129,7 +132,7 @@ class NoThanks(GameTableCog):
         bot_level="How well the computer players play (default: normal)",
         turn_seconds="Seconds per turn before the computer moves for you (default: 60)",
     )
-    @app_commands.choices(bot_level=LEVEL_CHOICES)
+    @app_commands.choices(bot_level=level_choices(LEVELS))
     @app_commands.guild_only()
     @answers_user_errors
     async def start(

@@ -12,7 +12,6 @@ from bot.i18n import t
 from bot.render.components import TableButton, TableSelect, static_view
 from bot.render.images.cache import Picture
 from bot.render.limits import fit
-from bot.table.session import LEVELS
 from bot.table.spec import GameRenderer, MessageFields, PublicTable, TableFacts, is_computer_id
 
 
@@ -100,7 +99,7 @@ def lobby_view(public: PublicTable, locale: object) -> discord.ui.View:
                 placeholder=t("table.add_computer", locale),
                 options=[
                     discord.SelectOption(label=t(f"table.level.{level}", locale), value=level)
-                    for level in LEVELS
+                    for level in facts.levels
                 ],
             )
         )

@@ -133,7 +133,7 @@ class Draft:
 
     def seat_computer(self, level: str, name: str) -> None:
         """Give the next free negative id to a computer of this level."""
-        if level not in LEVELS:
+        if level not in self.spec.levels:
             raise UserError("lobby.bad_level")
         if len(self.record.seats) >= self.spec.max_players:
             raise UserError("lobby.full", max=self.spec.max_players)
@@ -339,6 +339,7 @@ def _facts(record: TableRecord, meta: TableMeta, spec: GameSpec) -> TableFacts:
         min_players=spec.min_players,
         max_players=spec.max_players,
         move_number=record.move_number,
+        levels=spec.levels,
         rating_changes=dict(meta.rating_changes),
     )
 

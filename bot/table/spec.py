@@ -73,6 +73,8 @@ class TableFacts:
     min_players: int
     max_players: int
     move_number: int = 0
+    # The computer levels this game offers (the lobby's add-computer choices).
+    levels: tuple[str, ...] = ("easy", "normal", "hard")
     # Rating change per player in the game that just finished (for the final board).
     rating_changes: Mapping[str, float] = field(default_factory=dict)
 
@@ -185,6 +187,8 @@ class GameSpec:
         default=lambda engine, player, move: []
     )
     start_letters: Callable[[GameEngine[Any]], list[Letter]] = field(default=lambda engine: [])
+    # The computer levels this game offers, weakest first (No Thanks! adds "expert").
+    levels: tuple[str, ...] = ("easy", "normal", "hard")
     # Levels whose search is slow enough to think in a worker process (see thinking.py);
     # the others take well under a millisecond, less than a round trip to a worker.
     searching_levels: frozenset[str] = frozenset({"hard", "expert"})

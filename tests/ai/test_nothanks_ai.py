@@ -14,10 +14,12 @@ from bot.ai.nothanks import (
     baseline_action,
     card_cost,
     mask_points,
-    model_thresholds,
     normal_takes,
+    search_decision,
+    seat_observations,
     table_from_view,
 )
+from bot.ai.nothanks_search import CLOCK_EVERY, fit_looseness, search
 from bot.engines.nothanks import PASS, TAKE, NoThanksGame, card_points, starting_chips
 
 LEVELS = list(Level)
@@ -209,7 +211,10 @@ def test_the_hard_player_beats_the_baseline_over_a_few_games() -> None:
             assert player is not None
             view = game.view(player)
             if player == hard:
-                action = choose_nothanks_action(view, Level.HARD, rng, time_budget=0.05)
+                # An iteration cap, not the clock, ends the search: the same games every run.
+                action = choose_nothanks_action(
+                    view, Level.HARD, rng, time_budget=UNHURRIED, iterations=300
+                )
             else:
                 action = baseline_action(view)
             game.apply(player, action)
@@ -277,18 +282,93 @@ def test_baseline_follows_its_threshold_rule() -> None:
 
 
 def test_the_opponent_model_reads_a_tight_player_as_tight() -> None:
-    """A seat that only ever took cards free of net cost is modelled with a low threshold."""
-    game = NoThanksGame.new(names(3), 8)
-    rng = random.Random(8)
-    while not game.is_over and game.cards_left > 3:
-        player = game.active_player
-        assert player is not None
-        view = game.view(player)
-        if player == "p1":
-            action = baseline_action(view)
-        else:
-            action = choose_nothanks_action(view, Level.NORMAL, rng)
-        game.apply(player, action)
-    limits = model_thresholds(game.view("p0"), 3, starting_chips(3))
-    base, bonus = limits[1]
-    assert base <= 1 and bonus <= 1
+    """A seat short of chips that still refuses cheap cards plays tighter than the playouts."""
+    # With 4 chips and 20 cards to come the playouts take anything up to 4.5 points net.
+    tight = [(0, 4, card, card - net, 20, False) for card, net in ((15, 3), (19, 4), (22, 3))]
+    tight += [(0, 4, card, card, 20, True) for card in (3, 4)]  # free cards it did take
+    assert fit_looseness(tight) <= -2
+
+
+def test_the_opponent_model_reads_an_eager_taker_as_loose() -> None:
+    """A seat that took lone cards at 5-7 points net with plenty of chips plays loose."""
+    # With 11 chips and 20 cards to come the playouts' mean threshold is 0.5 points net.
+    eager = [(0, 11, card, card - net, 20, True) for card, net in ((20, 5), (24, 6), (28, 7))]
+    eager.append((0, 11, 30, 2, 20, False))
+    assert fit_looseness(eager) >= 5
+    # One observation barely moves the model away from the playout policy.
+    assert abs(fit_looseness(eager[:1])) <= fit_looseness(eager)
+
+
+def test_the_search_stops_at_its_iteration_cap_or_its_deadline() -> None:
+    """The cap is exact with time to spare; a deadline already past stops it at once."""
+    game = position(3, 31, 20)
+    view = game.view(game.active_player)
+    decision = search_decision(view, table_from_view(view))
+    capped = search(decision, random.Random(1), iterations=321, deadline=float("inf"))
+    assert capped.iterations == 321
+    assert capped.take_visits + capped.pass_visits == 321
+    hurried = search(decision, random.Random(1), iterations=10_000, deadline=0.0)
+    assert hurried.iterations <= CLOCK_EVERY
+
+
+def test_hard_takes_a_card_that_closes_a_gap_in_its_runs() -> None:
+    """With 10-11 and 13-14, card 12 merges the runs (it gains 13 points): hard takes it."""
+    data = NoThanksGame.new(names(3), 1).to_dict()
+    mine = [10, 11, 13, 14]
+    data["cards"][data["active"]] = mine
+    # The cards in hand and the face-up 12 leave the hidden cards; the old face-up card
+    # goes back into the pile, so every card is still somewhere exactly once.
+    hidden = [c for c in data["removed"] + data["pile"] if c not in (*mine, 12)]
+    hidden.append(data["current_card"])
+    data["removed"], data["pile"] = sorted(hidden[:9]), hidden[9:]
+    data["current_card"] = 12
+    game = NoThanksGame.from_dict(data)
+    view = game.view(game.active_player)
+    for level in (Level.HARD, Level.EXPERT):
+        action = choose_nothanks_action(view, level, random.Random(2), iterations=400)
+        assert action is TAKE
+
+
+def easy_takes(card: int, chips_on: int, mine: int, cards: list[int], tries: int = 200) -> float:
+    """How often easy takes ``card`` (with ``chips_on``) holding ``cards`` and ``mine`` chips."""
+    data = NoThanksGame.new(names(3), 5).to_dict()
+    seat = data["active"]
+    hidden = [c for c in data["removed"] + data["pile"] if c not in (*cards, card)]
+    hidden.append(data["current_card"])
+    data["removed"], data["pile"] = sorted(hidden[:9]), hidden[9:]
+    data["current_card"], data["chips_on_card"] = card, chips_on
+    data["cards"][seat] = cards
+    spare = data["chips"][seat] - mine
+    data["chips"][seat] = mine
+    data["chips"][(seat + 1) % 3] += spare - chips_on
+    game = NoThanksGame.from_dict(data)
+    view = game.view(game.active_player)
+    takes = sum(
+        choose_nothanks_action(view, Level.EASY, random.Random(i)) is TAKE for i in range(tries)
+    )
+    return takes / tries
+
+
+def test_easy_makes_a_newcomers_mistakes_not_random_ones() -> None:
+    """Easy grabs a low card for nothing and misses runs, but never refuses a paying card."""
+    # A lone 8 with no chips on it: normal passes, easy often grabs it.
+    assert 0.25 < easy_takes(8, 0, 9, []) < 0.9
+    # 25 joins 24 (it costs nothing): normal would take or milk it; easy sometimes misses it.
+    assert 0.5 < easy_takes(25, 0, 9, [24]) < 1.0
+    # Ten chips on a 9: it pays, and easy always sees that.
+    assert easy_takes(9, 10, 6, []) == 1.0
+    # A lone 33 with three chips on it: even easy passes while it has plenty of chips.
+    assert easy_takes(33, 3, 9, []) == 0.0
+
+
+def test_each_seat_is_observed_at_its_own_voluntary_decisions() -> None:
+    """A pass and a take are read from the history with the chips and pile size of the time."""
+    game = NoThanksGame.new(names(3), 12)
+    card = game.current_card
+    first = game.active
+    game.apply(game.players[first], PASS)
+    second = game.active
+    game.apply(game.players[second], TAKE)
+    observations = seat_observations(game.view(game.active_player), 3, starting_chips(3))
+    assert observations[first] == [(0, 11, card, 0, 23, False)]
+    assert observations[second] == [(0, 11, card, 1, 23, True)]

@@ -25,7 +25,8 @@ from bot.engines.rage import (
     RageState,
 )
 
-LEVELS = list(Level)
+# Rage offers easy, normal and hard; expert is No Thanks! only (its GameSpec.levels).
+LEVELS = [level for level in Level if level is not Level.EXPERT]
 NAMES = ("anja", "bernd", "claudia", "dieter", "emil", "frida", "gustav", "hanna")
 # Every variant combination the rules allow.
 OPTIONS = tuple(

@@ -151,6 +151,19 @@ async def test_add_computer(h: Harness, spec: GameSpec) -> None:
     assert await stored(h, session) == session.record
 
 
+async def test_expert_computers_sit_at_no_thanks_tables_only(h: Harness) -> None:
+    """No Thanks! offers a fourth level, expert; Rage refuses it (Rage stops at hard)."""
+    nothanks = await open_lobby(h, NOTHANKS)
+    await nothanks.change(lambda d: d.add_computer(HOST, "expert", "🤖 expert"))
+    assert nothanks.meta.computers == {"-1": "expert"}
+    assert nothanks.facts().levels == ("easy", "normal", "hard", "expert")
+    rage = await open_lobby(h, RAGE, channel=CHANNEL + 1)
+    with pytest.raises(UserError) as raised:
+        await rage.change(lambda d: d.add_computer(HOST, "expert", "🤖 expert"))
+    assert raised.value.key == "lobby.bad_level"
+    assert rage.facts().levels == ("easy", "normal", "hard")
+
+
 @SPECS
 async def test_start_needs_the_host_and_enough_players(h: Harness, spec: GameSpec) -> None:
     """Start is refused with too few players or to someone else; the host deals the game."""

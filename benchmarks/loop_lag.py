@@ -41,6 +41,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from bot.ai.nothanks import seat_choice as choose
 from bot.engines.nothanks import TAKE, NoThanksGame
 from bot.settings import machine_workers
 from bot.storage import Storage, TableRecord
@@ -48,7 +49,7 @@ from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec
 from bot.table.tables import Tables
 from bot.table.thinking import ThinkingPool
-from cogs.nothanks import SPEC, choose
+from cogs.nothanks import SPEC
 
 MODES = ("idle", "people", "inline", "thread", "pool")
 LAG_TARGET_MS = 2.0

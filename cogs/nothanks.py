@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
 from discord import app_commands
 
-from bot.ai import Level, choose_nothanks_action
+from bot.ai import Level
+from bot.ai.nothanks import seat_choice
 from bot.engines.contract import GameEngine
 from bot.engines.nothanks import (
     MAX_PLAYERS,
@@ -60,11 +60,6 @@ def start_letters(engine: GameEngine) -> list[Letter]:
     ]
 
 
-def choose(view: Any, level: str, rng: random.Random, memory: Any) -> Any:
-    """A computer's take-or-pass from the seat's own view."""
-    return choose_nothanks_action(view, level, rng)
-
-
 def result_rows(engine: GameEngine[Any]) -> list[ResultRow]:
     """Each seat's total, rank and figures for the records (lower totals are better)."""
     assert isinstance(engine, NoThanksGame)
@@ -91,7 +86,7 @@ SPEC = GameSpec(
     new_engine=new_game,
     engine_from_dict=NoThanksGame.from_dict,
     renderer=NoThanksRenderer(),
-    choose=choose,
+    choose=seat_choice,
     letters=letters_for,
     start_letters=start_letters,
     encode_action=lambda action: Action(action).value,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -62,11 +61,6 @@ def new_game(players: Sequence[str], seed: int, options: Mapping[str, Any]) -> R
     """Deal round 1 for the seated players with the table's variants."""
     variants = RageOptions(**{name: bool(options.get(name)) for name in OPTION_NAMES})
     return RageState.new(list(players), seed=seed, options=variants)
-
-
-def choose(view: Any, level: str, rng: random.Random, memory: Any) -> Any:
-    """A computer's bid or card from the seat's own view and its memory of the round."""
-    return choose_rage_action(view, level, rng, memory)
 
 
 # Old move logs wrote cards by their English names ("play red 7", "play Joker as red").
@@ -130,7 +124,7 @@ SPEC = GameSpec(
     new_engine=new_game,
     engine_from_dict=RageState.from_dict,
     renderer=RageRenderer(),
-    choose=choose,
+    choose=choose_rage_action,
     parse_options=parse_options,
     # One memory per seat, built only from that seat's views; after a restart it starts
     # again from the last finished trick, as a player who looked away would.

@@ -350,3 +350,12 @@ def seat_observations(
             masks[seat] |= 1 << card
             pile_left -= 1
     return observations
+
+
+def seat_choice(view: PlayerView, level: str, rng: random.Random, memory: object = None) -> Action:
+    """The table's entry point: a computer's take-or-pass from the seat's own view.
+
+    It lives here, not in the cog, so a thinking worker imports only the AI (no discord.py);
+    No Thanks! computers keep no memory between moves, so ``memory`` is unused.
+    """
+    return choose_nothanks_action(view, level, rng)

@@ -110,8 +110,24 @@ def test_views_actions_and_memory_survive_pickle(
 def test_choose_functions_are_sent_by_name() -> None:
     """Every game's choose function can be named to a worker; a lambda cannot."""
     for spec in (NOTHANKS, RAGE, HIGHCARD):
-        assert reference(spec.choose) == (spec.choose.__module__, "choose")
+        assert reference(spec.choose) == (spec.choose.__module__, spec.choose.__qualname__)
     assert reference(lambda view, level, rng, memory: None) is None
+
+
+def test_a_worker_imports_the_games_ai_without_discord() -> None:
+    """The real games' choose functions live in bot.ai, so a worker never loads discord.py
+    (about 30 MB more per worker process)."""
+    import subprocess
+    import sys
+
+    modules = sorted({spec.choose.__module__ for spec in (NOTHANKS, RAGE)})
+    assert all(module.startswith("bot.ai.") for module in modules)
+    code = f"import importlib, sys; [importlib.import_module(m) for m in {modules!r}];"
+    code += " print(sorted(m for m in sys.modules if m.split('.')[0] in ('discord', 'cogs')))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert loaded.strip() == "[]"
 
 
 async def test_search_runs_in_a_worker_and_brings_memory_back(pool: ThinkingPool) -> None:

@@ -17,7 +17,7 @@ is followed by a new one in the same channel. After a warm-up, it measures for
 sent → interaction callback received), the bot's CPU time (user + system, from
 /proc/<pid>/stat) per interaction answered, and RSS with N tables running minus RSS idle.
 
-Storage and processes: SQLite in one process by default; ``--database-url
+Database and processes: SQLite in one process by default; ``--database-url
 postgresql://…`` runs the bot on that PostgreSQL server, ``--postgres`` on a throw-away
 server this script starts (``initdb`` in a temporary folder, as the ``postgres`` account
 when run as root, a Unix socket only, fsync on unless ``--postgres-fsync off``). Each run
@@ -71,6 +71,7 @@ from heap import growth, snapshot_of, traced_bytes  # noqa: E402
 
 from bot.engines.nothanks import PASS, TAKE, NoThanksGame  # noqa: E402
 from bot.render.components import CUSTOM_ID, custom_id  # noqa: E402
+from bot.storage import Storage as BotStorage  # noqa: E402
 from tests.backends import (  # noqa: E402
     TemporaryServer,
     drop_schema,
@@ -372,8 +373,8 @@ class Result:
     @property
     def db_ms_per_interaction(self) -> str:
         """The PostgreSQL server's CPU per interaction answered, in ms ("-": not measured)."""
-        if self.db_cpu is None:
-            return "-"
+        if self.db_cpu is None or self.mode != "cardtable":
+            return "-"  # the baseline stores nothing: the server idles beside it
         return f"{1000 * self.db_cpu / max(1, self.interactions):.3f}"
 
     @property
@@ -399,7 +400,7 @@ class Result:
 
     @property
     def setup(self) -> str:
-        """Storage and process count, e.g. ``postgres×2`` (the baseline stores nothing)."""
+        """Database and process count, e.g. ``postgres×2`` (the baseline stores nothing)."""
         return f"{self.store if self.mode == 'cardtable' else 'no db'}×{self.processes}"
 
 
@@ -418,7 +419,7 @@ def make_guilds(count: int) -> list[FakeGuild]:
 
 
 @dataclass
-class Storage:
+class Database:
     """Where the bot under test keeps its tables: SQLite, or a PostgreSQL server."""
 
     server_url: str | None = None  # None: SQLite in each run's temporary folder
@@ -525,12 +526,12 @@ async def run_once(
     profile: Path | None,
     py_spy: Path | None = None,
     traced: bool = False,
-    storage: Storage | None = None,
+    storage: Database | None = None,
     processes: int = 1,
     pictures: bool = True,
 ) -> Result:
     """The bot in 1 or more processes, N tables: warm up, measure, stop (traced: the heap)."""
-    storage = storage or Storage()
+    storage = storage or Database()
     guilds = make_guilds(tables)
     fake = FakeDiscord(guilds)
     base_url = await fake.start()
@@ -543,6 +544,9 @@ async def run_once(
         bots: list[subprocess.Popen[bytes]] = []
         try:
             async with storage.for_run(folder) as (database_url, database):
+                if not pictures and mode == "cardtable":
+                    target = database_url or folders[0] / "cardtable.db"
+                    await pictures_off(target, [guild.id for guild in guilds])
                 for index, each in enumerate(folders):
                     shard = (index, processes) if processes > 1 else None
                     bots.append(
@@ -558,8 +562,6 @@ async def run_once(
                     )
                 pids = [bot.pid for bot in bots]
                 await wait_connected(fake, tables, bots)
-                if not pictures and mode == "cardtable":
-                    await pictures_off(database, [guild.id for guild in guilds])
                 rss_idle = sum(map(rss_bytes, pids))
                 heap_idle = await heaps_of(pids, heaps)
                 driver = Driver(fake, mode, database, seed)
@@ -628,31 +630,18 @@ async def run_once(
             await fake.close()
 
 
-async def pictures_off(database: Path | asyncpg.Pool, guild_ids: list[int]) -> None:
-    """`/cardtable images show:off` in every guild, written before the first click.
+async def pictures_off(target: Path | str, guild_ids: list[int]) -> None:
+    """`/cardtable images show:off` in every guild, stored before the bot starts.
 
-    The bot reads a guild's setting on its first table message (showing a picture until
-    then), so the tables run as text from their first move on.
+    The bot reads a guild's setting when the guild comes online, so it must be there by
+    then; the bot's own storage creates the schema and stores it.
     """
-    rows = [(guild,) for guild in guild_ids]
-    if isinstance(database, Path):
-        await asyncio.to_thread(sqlite_pictures_off, database, rows)
-    else:
-        await postgres_pictures_off(database, rows)
-
-
-PICTURES_OFF = "INSERT INTO guild_settings (guild_id, images) VALUES ({}, 0)"
-
-
-async def postgres_pictures_off(pool: asyncpg.Pool, rows: list[tuple[int]]) -> None:
-    """pictures_off on the run's PostgreSQL schema."""
-    await pool.executemany(PICTURES_OFF.format("$1"), rows)
-
-
-def sqlite_pictures_off(database: Path, rows: list[tuple[int]]) -> None:
-    """pictures_off on the SQLite file, beside the bot (it waits out the bot's writes)."""
-    with contextlib.closing(sqlite3.connect(database, timeout=30)) as db, db:
-        db.executemany(PICTURES_OFF.format("?"), rows)
+    store = await BotStorage.open(target)
+    try:
+        for guild_id in guild_ids:
+            await store.set_guild_images(guild_id, False)
+    finally:
+        await store.close()
 
 
 def numbered(path: Path | None, index: int, processes: int) -> Path | None:
@@ -717,7 +706,7 @@ async def main(args: argparse.Namespace) -> int:
         print(f"run.py: error: {problem}", file=sys.stderr)
         return 2
     if not args.postgres:
-        return await measure(args, Storage(args.database_url))
+        return await measure(args, Database(args.database_url))
     binaries = postgres_binaries()
     if binaries is None:
         print("run.py: error: --postgres needs initdb and pg_ctl (postgresql)", file=sys.stderr)
@@ -727,7 +716,7 @@ async def main(args: argparse.Namespace) -> int:
         url = await asyncio.to_thread(server.start)
         print(f"PostgreSQL: a temporary server on a Unix socket, fsync {args.postgres_fsync}")
         postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
-        return await measure(args, Storage(url, postmaster))
+        return await measure(args, Database(url, postmaster))
     finally:
         await asyncio.to_thread(server.stop)
 
@@ -748,7 +737,7 @@ def refusal(args: argparse.Namespace) -> str | None:
     return None
 
 
-async def measure(args: argparse.Namespace, storage: Storage) -> int:
+async def measure(args: argparse.Namespace, storage: Database) -> int:
     """Every table count, cardtable then baseline, and the report."""
     if args.memory:
         return await memory(args, storage)
@@ -810,7 +799,7 @@ async def measure(args: argparse.Namespace, storage: Storage) -> int:
     return 0
 
 
-async def memory(args: argparse.Namespace, storage: Storage) -> int:
+async def memory(args: argparse.Namespace, storage: Database) -> int:
     """Python heap per running table (tracemalloc; the timings of these runs mean nothing)."""
     grown_by: dict[tuple[str, int], int] = {}
     for tables in args.tables:

@@ -472,6 +472,8 @@ def spawn(
         DISCORD_TOKEN=TOKEN,
         CARDTABLE_DATABASE=str(folder / "cardtable.db"),
         CARDTABLE_LOG_LEVEL="WARNING",
+        # No computer players here: no idle worker process that a stop could orphan.
+        CARDTABLE_AI_WORKERS="0",
         PYTHONPATH=os.pathsep.join([str(HERE), str(ROOT)]),
     )
     if database_url is not None:

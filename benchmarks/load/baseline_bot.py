@@ -2,13 +2,16 @@
 
 Each component click is answered by editing its message with an embed and buttons the
 size of a No Thanks! table message; each slash command with such a message. No state, no
-database: what any discord.py bot pays to receive and answer a click.
+database: what any discord.py bot pays to receive and answer a click. With SHARD_COUNT and
+SHARD_IDS (one id) in the environment, as the real bot's processes get them, it connects
+on that one shard only.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from pathlib import Path
 
@@ -49,7 +52,13 @@ class Baseline(discord.Client):
     """Answers every interaction, and does nothing else."""
 
     def __init__(self) -> None:
-        super().__init__(intents=discord.Intents.default())
+        shard: dict[str, int] = {}
+        if os.environ.get("SHARD_COUNT"):
+            shard = {
+                "shard_count": int(os.environ["SHARD_COUNT"]),
+                "shard_id": int(os.environ["SHARD_IDS"]),
+            }
+        super().__init__(intents=discord.Intents.default(), **shard)
         self.embed, self.view = table_like_message()
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:

@@ -17,6 +17,16 @@ is followed by a new one in the same channel. After a warm-up, it measures for
 sent → interaction callback received), the bot's CPU time (user + system, from
 /proc/<pid>/stat) per interaction answered, and RSS with N tables running minus RSS idle.
 
+Database and processes: SQLite in one process by default; ``--database-url
+postgresql://…`` runs the bot on that PostgreSQL server, ``--postgres`` on a throw-away
+server this script starts (``initdb`` in a temporary folder, as the ``postgres`` account
+when run as root, a Unix socket only, fsync on unless ``--postgres-fsync off``). Each run
+gets a fresh schema, dropped afterwards. ``--processes 2`` (PostgreSQL only) runs two bot
+processes with ``SHARD_COUNT=2`` and ``SHARD_IDS=0`` and ``1`` (the baseline: two clients on
+those shards); the fake Discord sends each guild's events to the process of its shard,
+and the guilds alternate between shards. Clicks, CPU and RSS are summed over the
+processes, latencies merged.
+
 Run: ``uv run python benchmarks/load/run.py [--tables 1 10 100] [--seconds 20]``
 Timings on a shared machine are pessimistic; the CPU ratio is the robust figure.
 """
@@ -37,7 +47,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,8 +56,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
+import asyncpg  # noqa: E402
 from fake_discord import (  # noqa: E402
     APPLICATION_ID,
+    DISCORD_EPOCH_MS,
     EVERY_PERMISSION,
     TIMESTAMP,
     Callback,
@@ -59,6 +71,13 @@ from heap import growth, snapshot_of, traced_bytes  # noqa: E402
 
 from bot.engines.nothanks import PASS, TAKE, NoThanksGame  # noqa: E402
 from bot.render.components import CUSTOM_ID, custom_id  # noqa: E402
+from bot.storage import Storage as BotStorage  # noqa: E402
+from tests.backends import (  # noqa: E402
+    TemporaryServer,
+    drop_schema,
+    fresh_schema,
+    postgres_binaries,
+)
 
 TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 GAME = "nothanks"
@@ -81,6 +100,22 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def server_cpu_seconds(pid: int) -> float:
+    """CPU time of a PostgreSQL server: its postmaster, live backends and exited ones."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    total = sum(int(value) for value in fields[11:15]) / TICKS  # own + waited-for children
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            child = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(child[1]) == pid:
+            total += (int(child[11]) + int(child[12])) / TICKS
+    return total
+
+
 def rss_bytes(pid: int) -> int:
     """Resident memory of a process."""
     return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
@@ -101,7 +136,9 @@ class Window:
 class Driver:
     """The fake Discord's users: open tables, follow their games, click as fast as answered."""
 
-    def __init__(self, fake: FakeDiscord, mode: str, database: Path, seed: int) -> None:
+    def __init__(
+        self, fake: FakeDiscord, mode: str, database: Path | asyncpg.Pool, seed: int
+    ) -> None:
         self.fake = fake
         self.mode = mode
         self.database = database
@@ -200,7 +237,10 @@ class Driver:
             return NoThanksGame.new(players, seed=self.rng.getrandbits(63))
         for _ in range(300):
             # A Start answered by deferring is saved just after its answer: wait for it.
-            game = await asyncio.to_thread(read_game, self.database, table_id)
+            if isinstance(self.database, Path):
+                game = await asyncio.to_thread(read_game, self.database, table_id)
+            else:
+                game = await read_postgres_game(self.database, table_id)
             if game is not None:
                 return game
             await asyncio.sleep(0.1)
@@ -214,6 +254,12 @@ def read_game(database: Path, table_id: int) -> NoThanksGame | None:
     if row is None or row[0] is None:
         return None
     return NoThanksGame.from_dict(json.loads(row[0]))
+
+
+async def read_postgres_game(pool: asyncpg.Pool, table_id: int) -> NoThanksGame | None:
+    """The table's stored game on PostgreSQL, or None before it is dealt."""
+    state = await pool.fetchval("SELECT state FROM tables WHERE id = $1", table_id)
+    return None if state is None else NoThanksGame.from_dict(json.loads(state))
 
 
 # -- interaction payloads -------------------------------------------------------------------
@@ -303,23 +349,33 @@ class Result:
 
     mode: str
     tables: int
+    store: str
+    processes: int
     seconds: float
     clicks: int
     interactions: int
     errors: int
     deferred: int
     cpu: float
+    db_cpu: float | None  # the PostgreSQL server's, when it runs here (--postgres)
     latencies: list[float]
-    rss_idle: int
+    rss_idle: int  # summed over the processes, as is rss_loaded
     rss_loaded: int
     requests: dict[str, int]
-    heap_idle: tracemalloc.Snapshot | None = None
-    heap_loaded: tracemalloc.Snapshot | None = None
+    heap_idle: list[tracemalloc.Snapshot] | None = None  # one per process
+    heap_loaded: list[tracemalloc.Snapshot] | None = None
 
     @property
     def clicks_per_second(self) -> float:
         """Game clicks answered per second."""
         return self.clicks / self.seconds
+
+    @property
+    def db_ms_per_interaction(self) -> str:
+        """The PostgreSQL server's CPU per interaction answered, in ms ("-": not measured)."""
+        if self.db_cpu is None or self.mode != "cardtable":
+            return "-"  # the baseline stores nothing: the server idles beside it
+        return f"{1000 * self.db_cpu / max(1, self.interactions):.3f}"
 
     @property
     def cpu_ms_per_interaction(self) -> float:
@@ -335,30 +391,95 @@ class Result:
 
     @property
     def kb_per_table(self) -> float:
-        """(RSS with the tables running - RSS idle) / tables, in KB."""
+        """(RSS with the tables running - RSS idle) / tables, in KB.
+
+        Summed over the processes and divided by every table: with the tables spread
+        evenly, that is each process's growth per table it runs.
+        """
         return (self.rss_loaded - self.rss_idle) / self.tables / 1024
+
+    @property
+    def setup(self) -> str:
+        """Database and process count, e.g. ``postgres×2`` (the baseline stores nothing)."""
+        return f"{self.store if self.mode == 'cardtable' else 'no db'}×{self.processes}"
 
 
 def make_guilds(count: int) -> list[FakeGuild]:
-    """Guilds with ids spread over shards (the shard is taken from the id's time bits)."""
-    start = int(time.time() * 1000) - 10_000_000
+    """Guilds one millisecond apart: guild i is on shard i % shard_count.
+
+    The shard is ``(guild_id >> 22) % shard_count``, the id's milliseconds since Discord's
+    epoch; starting on a multiple of every small shard count spreads tables evenly.
+    """
+    start = (int(time.time() * 1000) - 10_000_000 - DISCORD_EPOCH_MS) // 720 * 720
+    start += DISCORD_EPOCH_MS
     return [
-        FakeGuild(snowflake_at(start + 1000 * i), snowflake_at(start + 1000 * i, 1), f"g{i}")
+        FakeGuild(snowflake_at(start + i), snowflake_at(start + i, 1), f"g{i}")
         for i in range(count)
     ]
 
 
+@dataclass
+class Database:
+    """Where the bot under test keeps its tables: SQLite, or a PostgreSQL server."""
+
+    server_url: str | None = None  # None: SQLite in each run's temporary folder
+    server_pid: int | None = None  # the server's postmaster, when it runs here
+
+    def cpu(self) -> float | None:
+        """The server's CPU time so far (None: not measured)."""
+        return None if self.server_pid is None else server_cpu_seconds(self.server_pid)
+
+    @property
+    def name(self) -> str:
+        """How the report names it."""
+        return "sqlite" if self.server_url is None else "postgres"
+
+    @contextlib.asynccontextmanager
+    async def for_run(self, folder: Path) -> AsyncIterator[tuple[str | None, Path | asyncpg.Pool]]:
+        """A fresh database for one run: (DATABASE_URL or None, what the driver reads)."""
+        if self.server_url is None:
+            yield None, folder / "p0" / "cardtable.db"
+            return
+        schema, url = await fresh_schema(self.server_url)
+        try:
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=4)
+            try:
+                yield url, pool
+            finally:
+                await pool.close()
+        finally:
+            await drop_schema(self.server_url, schema)
+
+
 def spawn(
-    mode: str, base_url: str, folder: Path, profile: Path | None, heap: Path | None
+    mode: str,
+    base_url: str,
+    folder: Path,
+    profile: Path | None,
+    heap: Path | None,
+    database_url: str | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start the bot under test (or the baseline) as its own process."""
+    """Start the bot under test (or the baseline) as its own process.
+
+    ``shard`` is (this process's shard id, shard count) when several processes share the
+    guilds; ``folder`` is the process's own (its SQLite file, or its heartbeat).
+    """
     env = dict(os.environ)
+    for name in ("DATABASE_URL", "SHARD_COUNT", "SHARD_IDS"):
+        env.pop(name, None)
     env.update(
         DISCORD_TOKEN=TOKEN,
         CARDTABLE_DATABASE=str(folder / "cardtable.db"),
         CARDTABLE_LOG_LEVEL="WARNING",
+        # No computer players here: no idle worker process that a stop could orphan.
+        CARDTABLE_AI_WORKERS="0",
         PYTHONPATH=os.pathsep.join([str(HERE), str(ROOT)]),
     )
+    if database_url is not None:
+        env["DATABASE_URL"] = database_url
+    if shard is not None:
+        env.update(SHARD_IDS=str(shard[0]), SHARD_COUNT=str(shard[1]))
     script = HERE / ("bot_process.py" if mode == "cardtable" else "baseline_bot.py")
     command = [sys.executable, str(script), base_url]
     if profile is not None and mode == "cardtable":
@@ -370,12 +491,15 @@ def spawn(
     return subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
-async def wait_connected(fake: FakeDiscord, guilds: int, bot: subprocess.Popen[bytes]) -> None:
-    """Until the bot has identified and been sent every guild, and had a moment for them."""
+async def wait_connected(
+    fake: FakeDiscord, guilds: int, bots: list[subprocess.Popen[bytes]]
+) -> None:
+    """Until every bot has identified and been sent its guilds, and had a moment for them."""
     deadline = time.monotonic() + 60
-    while fake.guilds_sent < guilds or not fake.shards:
-        if bot.poll() is not None:
-            raise RuntimeError(f"the bot exited with {bot.returncode} before connecting")
+    while fake.guilds_sent < guilds or len(fake.shards) < len(bots):
+        for bot in bots:
+            if bot.poll() is not None:
+                raise RuntimeError(f"a bot exited with {bot.returncode} before connecting")
         if time.monotonic() > deadline:
             raise RuntimeError("the bot did not connect within 60 s")
         await asyncio.sleep(0.05)
@@ -404,66 +528,136 @@ async def run_once(
     profile: Path | None,
     py_spy: Path | None = None,
     traced: bool = False,
+    storage: Database | None = None,
+    processes: int = 1,
+    pictures: bool = True,
 ) -> Result:
-    """One bot, N tables: warm up, measure, stop (traced: the Python heap as well)."""
+    """The bot in 1 or more processes, N tables: warm up, measure, stop (traced: the heap)."""
+    storage = storage or Database()
     guilds = make_guilds(tables)
     fake = FakeDiscord(guilds)
     base_url = await fake.start()
     with tempfile.TemporaryDirectory(prefix=f"load-{mode}-") as tmp:
         folder = Path(tmp)
-        heap = folder / "heap.snapshot" if traced else None
-        bot = spawn(mode, base_url, folder, profile, heap)
+        folders = [folder / f"p{index}" for index in range(processes)]
+        for each in folders:
+            each.mkdir()
+        heaps = [each / "heap.snapshot" for each in folders] if traced else None
+        bots: list[subprocess.Popen[bytes]] = []
         try:
-            await wait_connected(fake, tables, bot)
-            rss_idle = rss_bytes(bot.pid)
-            heap_idle = None if heap is None else await snapshot_of(bot.pid, heap)
-            driver = Driver(fake, mode, folder / "cardtable.db", seed)
-            readies = [asyncio.Event() for _ in guilds]
-            tasks = [
-                asyncio.create_task(driver.table(guild, players_of(index), ready))
-                for index, (guild, ready) in enumerate(zip(guilds, readies, strict=True))
-            ]
-            await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), 120)
-            await asyncio.sleep(warmup)
-            window = driver.window
-            window.open = True
-            cpu_before, started = cpu_seconds(bot.pid), time.perf_counter()
-            spy = sample(bot.pid, seconds, py_spy) if mode == "cardtable" else None
-            await asyncio.sleep(seconds)
-            cpu_after, ended = cpu_seconds(bot.pid), time.perf_counter()
-            if spy is not None:
-                await asyncio.to_thread(spy.wait)
-            window.open = False
-            driver.stopping = True
-            results = await asyncio.gather(*tasks, return_exceptions=True)
-            failures = [r for r in results if isinstance(r, BaseException)]
-            if failures:
-                raise RuntimeError(f"{len(failures)} tables failed: {failures[0]!r}")
-            await asyncio.sleep(0.5)
-            rss_loaded = rss_bytes(bot.pid)
-            heap_loaded = None if heap is None else await snapshot_of(bot.pid, heap)
-            return Result(
-                mode=mode,
-                tables=tables,
-                seconds=ended - started,
-                clicks=window.clicks,
-                interactions=window.interactions,
-                errors=window.errors,
-                deferred=window.deferred,
-                cpu=cpu_after - cpu_before,
-                latencies=window.latencies,
-                rss_idle=rss_idle,
-                rss_loaded=rss_loaded,
-                requests=dict(fake.requests),
-                heap_idle=heap_idle,
-                heap_loaded=heap_loaded,
-            )
+            async with storage.for_run(folder) as (database_url, database):
+                if not pictures and mode == "cardtable":
+                    target = database_url or folders[0] / "cardtable.db"
+                    await pictures_off(target, [guild.id for guild in guilds])
+                for index, each in enumerate(folders):
+                    shard = (index, processes) if processes > 1 else None
+                    bots.append(
+                        spawn(
+                            mode,
+                            base_url,
+                            each,
+                            numbered(profile, index, processes),
+                            None if heaps is None else heaps[index],
+                            database_url,
+                            shard,
+                        )
+                    )
+                pids = [bot.pid for bot in bots]
+                await wait_connected(fake, tables, bots)
+                rss_idle = sum(map(rss_bytes, pids))
+                heap_idle = await heaps_of(pids, heaps)
+                driver = Driver(fake, mode, database, seed)
+                readies = [asyncio.Event() for _ in guilds]
+                tasks = [
+                    asyncio.create_task(driver.table(guild, players_of(index), ready))
+                    for index, (guild, ready) in enumerate(zip(guilds, readies, strict=True))
+                ]
+                await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), 120)
+                await asyncio.sleep(warmup)
+                window = driver.window
+                window.open = True
+                db_before = storage.cpu()
+                cpu_before, started = sum(map(cpu_seconds, pids)), time.perf_counter()
+                spies = [
+                    sample(pid, seconds, numbered(py_spy, index, processes))
+                    for index, pid in enumerate(pids)
+                    if mode == "cardtable"
+                ]
+                await asyncio.sleep(seconds)
+                cpu_after, ended = sum(map(cpu_seconds, pids)), time.perf_counter()
+                db_after = storage.cpu()
+                for spy in spies:
+                    if spy is not None:
+                        await asyncio.to_thread(spy.wait)
+                window.open = False
+                driver.stopping = True
+                results = await asyncio.gather(*tasks, return_exceptions=True)
+                failures = [r for r in results if isinstance(r, BaseException)]
+                if failures:
+                    raise RuntimeError(f"{len(failures)} tables failed: {failures[0]!r}")
+                await asyncio.sleep(0.5)
+                rss_loaded = sum(map(rss_bytes, pids))
+                heap_loaded = await heaps_of(pids, heaps)
+                for bot in bots:
+                    stop(bot)  # before the run's schema is dropped
+                return Result(
+                    mode=mode,
+                    tables=tables,
+                    store=storage.name,
+                    processes=processes,
+                    seconds=ended - started,
+                    clicks=window.clicks,
+                    interactions=window.interactions,
+                    errors=window.errors,
+                    deferred=window.deferred,
+                    cpu=cpu_after - cpu_before,
+                    db_cpu=None if db_after is None or db_before is None else db_after - db_before,
+                    latencies=window.latencies,
+                    rss_idle=rss_idle,
+                    rss_loaded=rss_loaded,
+                    requests=dict(fake.requests),
+                    heap_idle=heap_idle,
+                    heap_loaded=heap_loaded,
+                )
         except BaseException:
-            print((folder / f"{mode}.log").read_text()[-3000:], file=sys.stderr)
+            for each in folders:
+                log = each / f"{mode}.log"
+                if log.exists():
+                    print(f"{log.name} of {each.name}:", file=sys.stderr)
+                    print(log.read_text()[-3000:], file=sys.stderr)
             raise
         finally:
-            stop(bot)
+            for bot in bots:
+                stop(bot)
             await fake.close()
+
+
+async def pictures_off(target: Path | str, guild_ids: list[int]) -> None:
+    """`/cardtable images show:off` in every guild, stored before the bot starts.
+
+    The bot reads a guild's setting when the guild comes online, so it must be there by
+    then; the bot's own storage creates the schema and stores it.
+    """
+    store = await BotStorage.open(target)
+    try:
+        for guild_id in guild_ids:
+            await store.set_guild_images(guild_id, False)
+    finally:
+        await store.close()
+
+
+def numbered(path: Path | None, index: int, processes: int) -> Path | None:
+    """One output file per process: ``path`` itself for one, ``path.p<index>`` for more."""
+    if path is None or processes == 1:
+        return path
+    return path.with_name(f"{path.name}.p{index}")
+
+
+async def heaps_of(pids: list[int], heaps: list[Path] | None) -> list[tracemalloc.Snapshot] | None:
+    """Each process's heap snapshot (None when not tracing)."""
+    if heaps is None:
+        return None
+    return [await snapshot_of(pid, heap) for pid, heap in zip(pids, heaps, strict=True)]
 
 
 def players_of(index: int) -> list[int]:
@@ -488,17 +682,19 @@ def stop(bot: subprocess.Popen[bytes]) -> None:
 def report(pairs: list[tuple[Result, Result]]) -> Iterator[str]:
     """The figures, one line per run, with the CPU ratio of each pair."""
     yield (
-        f"{'tables':>6} {'bot':<9} {'clicks/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'CPU ms/click':>12} {'ratio':>6} {'1-core/s':>8} {'KB/table':>9} {'errors':>6} "
-        f"{'deferred':>8}"
+        f"{'tables':>6} {'bot':<9} {'setup':<10} {'clicks/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
+        f"{'CPU ms/click':>12} {'DB ms':>6} {'ratio':>6} {'1-core/s':>8} {'KB/table':>9} "
+        f"{'errors':>6} {'deferred':>8}"
     )
     for real, base in pairs:
         ratio = real.cpu_ms_per_interaction / max(1e-9, base.cpu_ms_per_interaction)
         for result, shown in ((real, f"{ratio:6.2f}"), (base, f"{'':6}")):
             yield (
-                f"{result.tables:>6} {result.mode:<9} {result.clicks_per_second:>9.0f} "
+                f"{result.tables:>6} {result.mode:<9} {result.setup:<10} "
+                f"{result.clicks_per_second:>9.0f} "
                 f"{result.percentile(0.5):>7.2f} {result.percentile(0.99):>7.2f} "
-                f"{result.cpu_ms_per_interaction:>12.3f} {shown} "
+                f"{result.cpu_ms_per_interaction:>12.3f} {result.db_ms_per_interaction:>6} "
+                f"{shown} "
                 f"{1000 / max(1e-9, result.cpu_ms_per_interaction):>8.0f} "
                 f"{result.kb_per_table:>9.1f} "
                 f"{result.errors:>6} {result.deferred:>8}"
@@ -506,16 +702,47 @@ def report(pairs: list[tuple[Result, Result]]) -> Iterator[str]:
 
 
 async def main(args: argparse.Namespace) -> int:
-    """Every table count, cardtable then baseline, and the report."""
-    if args.processes != 1 or args.database_url:
-        print(
-            "not measured: --processes 2 and --database-url need the sharding and PostgreSQL "
-            "settings, which this bot does not have yet",
-            file=sys.stderr,
-        )
+    """Check the options, start PostgreSQL if asked, and measure."""
+    problem = refusal(args)
+    if problem is not None:
+        print(f"run.py: error: {problem}", file=sys.stderr)
         return 2
+    if not args.postgres:
+        return await measure(args, Database(args.database_url))
+    binaries = postgres_binaries()
+    if binaries is None:
+        print("run.py: error: --postgres needs initdb and pg_ctl (postgresql)", file=sys.stderr)
+        return 2
+    server = TemporaryServer(binaries, durable=args.postgres_fsync == "on")
+    try:
+        url = await asyncio.to_thread(server.start)
+        print(f"PostgreSQL: a temporary server on a Unix socket, fsync {args.postgres_fsync}")
+        postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
+        return await measure(args, Database(url, postmaster))
+    finally:
+        await asyncio.to_thread(server.stop)
+
+
+def refusal(args: argparse.Namespace) -> str | None:
+    """Why these options cannot run, or None."""
+    if args.postgres and args.database_url:
+        return "--postgres starts a server of its own: give it or --database-url, not both"
+    if args.database_url and not args.database_url.startswith(("postgresql://", "postgres://")):
+        return "--database-url must be a postgresql:// URL"
+    if args.processes < 1:
+        return "--processes must be at least 1"
+    if args.processes > 1 and not (args.postgres or args.database_url):
+        return (
+            f"--processes {args.processes} needs PostgreSQL (--postgres or --database-url): "
+            "one SQLite file cannot be shared between processes"
+        )
+    return None
+
+
+async def measure(args: argparse.Namespace, storage: Database) -> int:
+    """Every table count, cardtable then baseline, and the report."""
     if args.memory:
-        return await memory(args)
+        return await memory(args, storage)
     pairs = []
     for tables in args.tables:
         runs = []
@@ -523,7 +750,16 @@ async def main(args: argparse.Namespace) -> int:
             profile = Path(args.profile) if args.profile else None
             spy = Path(f"{args.py_spy}.{tables}") if args.py_spy else None
             result = await run_once(
-                mode, tables, args.seconds, args.warmup, args.seed, profile, spy
+                mode,
+                tables,
+                args.seconds,
+                args.warmup,
+                args.seed,
+                profile,
+                spy,
+                storage=storage,
+                processes=args.processes,
+                pictures=args.pictures == "on",
             )
             runs.append(result)
             print(
@@ -555,26 +791,44 @@ async def main(args: argparse.Namespace) -> int:
         f"targets: CPU ratio <= {CPU_RATIO_TARGET}, >= {CLICKS_TARGET:.0f} clicks/s, "
         f"<= {MEMORY_TARGET_KB:.0f} KB per running table (SQLite, one process)"
     )
+    if args.postgres:
+        print("DB ms: the PostgreSQL server's CPU per click (postmaster and backends), apart")
+    if args.processes > 1:
+        print(
+            f"{args.processes} processes: clicks/s, CPU and RSS summed over them (KB/table:"
+            " each process's growth per table it runs), latencies merged"
+        )
     return 0
 
 
-async def memory(args: argparse.Namespace) -> int:
+async def memory(args: argparse.Namespace, storage: Database) -> int:
     """Python heap per running table (tracemalloc; the timings of these runs mean nothing)."""
     grown_by: dict[tuple[str, int], int] = {}
     for tables in args.tables:
         for mode in ("cardtable", "baseline"):
             result = await run_once(
-                mode, tables, args.seconds, args.warmup, args.seed, None, traced=True
+                mode,
+                tables,
+                args.seconds,
+                args.warmup,
+                args.seed,
+                None,
+                traced=True,
+                storage=storage,
+                processes=args.processes,
             )
             assert result.heap_idle is not None and result.heap_loaded is not None
-            grown = traced_bytes(result.heap_loaded) - traced_bytes(result.heap_idle)
+            grown = sum(map(traced_bytes, result.heap_loaded)) - sum(
+                map(traced_bytes, result.heap_idle)
+            )
             grown_by[mode, tables] = grown
             print(
                 f"{tables:>6} {mode:<9} heap {grown / tables / 1024:8.1f} KB per running table"
                 f" (after a full collection, clicks stopped, every table open mid-game)"
             )
             if mode == "cardtable":
-                for line in growth(result.heap_idle, result.heap_loaded, 12):
+                # Where the first process's heap grew (the others' grow alike).
+                for line in growth(result.heap_idle[0], result.heap_loaded[0], 12):
                     print("         " + line)
     low, high = min(args.tables), max(args.tables)
     if high > low:
@@ -592,8 +846,30 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured time per run")
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=15)
-    parser.add_argument("--processes", type=int, default=1)
-    parser.add_argument("--database-url", default=None)
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="bot processes, each running SHARD_IDS=i of SHARD_COUNT=N (PostgreSQL only)",
+    )
+    parser.add_argument(
+        "--database-url", default=None, help="run on this PostgreSQL server (a schema per run)"
+    )
+    parser.add_argument(
+        "--pictures",
+        choices=("on", "off"),
+        default="on",
+        help="off: every guild's table messages as text (/cardtable images show:off)",
+    )
+    parser.add_argument(
+        "--postgres", action="store_true", help="start a temporary PostgreSQL server for this"
+    )
+    parser.add_argument(
+        "--postgres-fsync",
+        choices=("on", "off"),
+        default="on",
+        help="the temporary server's fsync (on: durable commits, as in production)",
+    )
     parser.add_argument("--profile", default=None, help="cProfile the bot into this file")
     parser.add_argument(
         "--memory", action="store_true", help="measure the Python heap per table instead"

@@ -377,21 +377,9 @@ async def test_timeout_moves_for_an_absent_player(simcord_env: Env, game: Game) 
     assert moves[0][:2] == (1, absent)
 
 
-@pytest.mark.parametrize(
-    "game",
-    [
-        NOTHANKS,
-        pytest.param(
-            RAGE,
-            marks=pytest.mark.skip(
-                reason="ten rounds take long; covered by "
-                "tests/discord/test_turns.py::test_rage_with_computers_finishes_by_itself"
-            ),
-        ),
-        HIGHCARD,
-    ],
-    ids=str,
-)
+# Rage is left out here, not skipped: its ten rounds take long, and
+# tests/discord/test_turns.py::test_rage_with_computers_finishes_by_itself plays them.
+@pytest.mark.parametrize("game", [NOTHANKS, HIGHCARD], ids=str)
 async def test_computers_finish_a_game_by_themselves(simcord_env: Env, game: Game) -> None:
     """A table of computers and a host who never acts plays to its end by itself."""
     table = await open_lobby(simcord_env, game, 1, bots=game.people - 1, turn_seconds=15)

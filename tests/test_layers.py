@@ -23,8 +23,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "bot/history.py": ("bot.storage", "bot.table"),
     "bot/render": ("bot.engines", "bot.table", "bot.i18n", "bot.render", "bot.stats"),
     "bot/interactions.py": ("bot.i18n", "bot.table"),
-    "bot/languages.py": ("bot.storage",),
-    "bot/guild_images.py": ("bot.storage",),
+    "bot/guild_settings.py": ("bot.storage",),
+    "bot/languages.py": ("bot.guild_settings", "bot.storage"),
+    "bot/guild_images.py": ("bot.guild_settings", "bot.storage"),
     "bot/publisher.py": ("bot.i18n", "bot.render", "bot.storage", "bot.table", "bot.app"),
     "bot/tablecog.py": (
         "bot.i18n",

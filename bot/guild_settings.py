@@ -1,0 +1,88 @@
+"""A per-server setting, cached: read once in the background, written through to storage.
+
+Every table message reads server settings (language, pictures); none of them may cost a
+query on a click, so each is kept in memory and read on the first lookup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Generic, TypeVar
+
+from bot.storage import Storage
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class GuildSetting(Generic[T]):
+    """One setting of every server: its stored value, or `default` where none is stored."""
+
+    what = "setting"  # named in the log when a read fails
+
+    def __init__(self, storage: Storage, default: T) -> None:
+        self.storage = storage
+        self.default = default
+        # A server without a stored value caches the default, so misses stay rare.
+        self._values: dict[int, T] = {}
+        self._loading: dict[int, asyncio.Task[T]] = {}
+
+    async def read(self, guild_id: int) -> T | None:
+        """The stored value, or None where the server never chose."""
+        raise NotImplementedError
+
+    async def write(self, guild_id: int, value: T) -> None:
+        """Store a server's value."""
+        raise NotImplementedError
+
+    def value_for(self, guild_id: int | None) -> T:
+        """The server's value; never queries (the default until it has been read)."""
+        if guild_id is None:
+            return self.default
+        try:
+            return self._values[guild_id]
+        except KeyError:
+            # Not read yet (a click racing the guild's arrival): read it in the background
+            # so the next message is right, and use the default meanwhile.
+            self._load_soon(guild_id)
+            return self.default
+
+    def _load_soon(self, guild_id: int) -> None:
+        if guild_id in self._loading:
+            return
+        try:
+            task = asyncio.get_running_loop().create_task(self.load(guild_id))
+        except RuntimeError:  # no running loop: called from synchronous code
+            return
+        self._loading[guild_id] = task
+        task.add_done_callback(lambda done: self._loaded(guild_id, done))
+
+    def _loaded(self, guild_id: int, task: asyncio.Task[T]) -> None:
+        self._loading.pop(guild_id, None)
+        # A failed read is only logged: the next lookup tries again.
+        if not task.cancelled() and task.exception() is not None:
+            log.error(
+                "could not read the %s of guild %s", self.what, guild_id, exc_info=task.exception()
+            )
+
+    async def load(self, guild_id: int) -> T:
+        """Read a server's value from storage into the cache and return it."""
+        stored = await self.read(guild_id)
+        # setdefault: a change answered while we read must not be overwritten.
+        return self._values.setdefault(guild_id, self.default if stored is None else stored)
+
+    async def set(self, guild_id: int, value: T) -> None:
+        """Store a server's choice."""
+        await self.write(guild_id, value)
+        self._values[guild_id] = value
+
+    def forget(self, guild_id: int) -> None:
+        """Drop a server the bot left from the cache; its setting stays stored."""
+        self._values.pop(guild_id, None)
+
+    def close(self) -> None:
+        """Stop background reads that would outlive the bot."""
+        for task in self._loading.values():
+            task.cancel()

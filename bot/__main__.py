@@ -8,11 +8,12 @@ import argparse
 import asyncio
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
 
 import discord
 
-from bot import health
+from bot import collector, health
 from bot.app import create_bot
 from bot.health import clear_heartbeat
 from bot.instance_lock import InstanceLock, acquire
@@ -127,6 +128,19 @@ def migrate_to_postgres(replace: bool) -> int:
     return 0
 
 
+def _freeze_once() -> Callable[[], Coroutine[Any, Any, None]]:
+    """An on_ready listener that freezes start-up's objects the first time only."""
+    frozen = False
+
+    async def on_ready() -> None:
+        nonlocal frozen
+        if not frozen:
+            frozen = True
+            collector.freeze_survivors()
+
+    return on_ready
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = parse_args(argv)
@@ -170,7 +184,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             where = f"guild {guild}" if guild else "all guilds (propagation may take an hour)"
             print(f"synced {count} commands to {where}")
             return 0
-        create_bot(settings).run(settings.token, log_handler=None)
+        bot = create_bot(settings)
+        collector.tune()
+        bot.add_listener(_freeze_once(), "on_ready")
+        bot.run(settings.token, log_handler=None)
     except discord.LoginFailure:
         print("cardtable: error: DISCORD_TOKEN was refused by Discord (reset it?)", file=sys.stderr)
         return EXIT_CONFIG

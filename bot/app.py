@@ -19,7 +19,7 @@ from bot.health import heartbeat_path, write_heartbeat
 from bot.interactions import answer_error
 from bot.languages import GuildLanguages
 from bot.publisher import DiscordPublisher
-from bot.render.components import Click, TableButton, TableSelect
+from bot.render.components import Click, parse_click
 from bot.settings import Settings
 from bot.storage import Storage
 from bot.table.errors import UserError
@@ -226,7 +226,6 @@ class CardtableBot(commands.AutoShardedBot):
         )
         self.publisher = DiscordPublisher(self)
         self.tables.publisher = self.publisher
-        self.add_dynamic_items(TableButton, TableSelect)
         # Command names and descriptions in every catalogue language, applied when synced.
         await self.tree.set_translator(CatalogueTranslator())
         for extension in self.extensions_to_load:
@@ -272,6 +271,14 @@ class CardtableBot(commands.AutoShardedBot):
         if record is None:
             return False, None
         return not self.owns(record.guild_id), record.guild_id
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Route a click on a table component by its custom_id (any message, any age)."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        click = parse_click(interaction.data)
+        if click is not None:
+            await self.route_click(interaction, click)
 
     async def route_click(self, interaction: discord.Interaction, click: Click) -> None:
         """Hand a table component's click to its game's cog (if the table is ours)."""

@@ -18,7 +18,7 @@ from discord.ext import commands
 
 from bot.i18n import t
 from bot.interactions import Reply, answer_error, reply_ephemeral
-from bot.render.components import Click, parse_custom_id
+from bot.render.components import Click
 from bot.render.stats import STATS_ACTION, computer_label, leaderboard_message, stats_message
 from bot.stats import PlayerStats, leaderboard, player_stats
 from bot.storage import TableRecord
@@ -124,21 +124,6 @@ class GameTableCog(commands.Cog):
         return answer
 
     # -- clicks ---------------------------------------------------------------------------
-
-    @commands.Cog.listener()
-    async def on_interaction(self, interaction: discord.Interaction) -> None:
-        """Answer clicks on components the message no longer shows (discord.py drops those)."""
-        if interaction.type is not discord.InteractionType.component or interaction.message is None:
-            return
-        raw: object = interaction.data.get("custom_id") if interaction.data else None
-        click = parse_custom_id(raw) if isinstance(raw, str) else None
-        if click is None or click.game != self.spec.name:
-            return
-        for row in interaction.message.components:
-            for component in getattr(row, "children", [row]):
-                if getattr(component, "custom_id", None) == raw:
-                    return  # the DynamicItem handles it
-        await answer_error(interaction, TableMovedOn())
 
     async def on_click(self, interaction: discord.Interaction, click: Click) -> None:
         """Every button click or select choice: route it, answer errors in one place."""

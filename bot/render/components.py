@@ -1,19 +1,19 @@
 """Table components: buttons and selects whose custom_id carries the table and the move.
 
-They are `DynamicItem`s, so they answer after a restart too; a click is handed to the
-bot's router (`route_click`), never to a cog directly.
+A click on one is routed by the bot from its custom_id alone (`parse_click`, then the
+bot's `route_click`), so the buttons of any message, however old and across restarts, keep
+answering. They are not discord.py `DynamicItem`s: for each click those rebuild the whole
+message's view from the payload before calling back, work that nothing here uses.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any
 
 import discord
-
-from bot.i18n import t
 
 # ct:<game>:<table id>:<move number>:<action>[:<argument>]
 CUSTOM_ID = re.compile(
@@ -26,14 +26,6 @@ def custom_id(game: str, table_id: int, move: int, action: str, arg: str = "") -
     """The custom_id of a table component."""
     base = f"ct:{game}:{table_id}:{move}:{action}"
     return f"{base}:{arg}" if arg else base
-
-
-class ClickRouter(Protocol):
-    """Whoever answers table components (the bot); render never imports the cog layer."""
-
-    async def route_click(self, interaction: discord.Interaction, click: Click) -> None:
-        """Handle one click or choice."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,31 +52,25 @@ class Click:
         )
 
 
-def parse_custom_id(raw: str) -> Click | None:
+def parse_custom_id(raw: str, values: Sequence[str] = ()) -> Click | None:
     """A table component's custom_id (button or select), or None if it is not one."""
     match = CUSTOM_ID.fullmatch(raw) or SELECT_ID.fullmatch(raw)
-    return None if match is None else Click.parse(match)
+    return None if match is None else Click.parse(match, values)
 
 
-async def _dispatch(
-    interaction: discord.Interaction, match: re.Match[str], values: list[str]
-) -> None:
-    router = interaction.client
-    click = Click.parse(match, values)
-    if not hasattr(router, "route_click"):
-        await interaction.response.send_message(
-            t("error.unavailable", interaction.locale), ephemeral=True
-        )
-        return
-    await cast(ClickRouter, router).route_click(interaction, click)
+def parse_click(data: Mapping[str, Any] | None) -> Click | None:
+    """The table click an interaction's data names (with a select's values), or None."""
+    if not data:
+        return None
+    raw = data.get("custom_id")
+    if not isinstance(raw, str) or not raw.startswith(("ct:", "selct:")):
+        return None
+    values = data.get("values") or ()
+    return parse_custom_id(raw, [str(value) for value in values])
 
 
-class TableButton(discord.ui.DynamicItem[discord.ui.Button], template=CUSTOM_ID.pattern):
+class TableButton(discord.ui.Button[Any]):
     """Every table button; its custom_id carries the game, table id, move number and action."""
-
-    def __init__(self, button: discord.ui.Button, match: re.Match[str] | None = None) -> None:
-        super().__init__(button)
-        self.match = match or CUSTOM_ID.fullmatch(button.custom_id or "")
 
     @classmethod
     def make(
@@ -102,38 +88,19 @@ class TableButton(discord.ui.DynamicItem[discord.ui.Button], template=CUSTOM_ID.
     ) -> TableButton:
         """A button for one action of one table at one move."""
         return cls(
-            discord.ui.Button(
-                label=label,
-                style=style,
-                disabled=disabled,
-                emoji=emoji,
-                custom_id=custom_id(game, table_id, move, action, arg),
-            )
+            label=label,
+            style=style,
+            disabled=disabled,
+            emoji=emoji,
+            custom_id=custom_id(game, table_id, move, action, arg),
         )
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> TableButton:
-        """Rebuild the button from a click, after a restart too."""
-        assert isinstance(item, discord.ui.Button)
-        return cls(item, match)
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        """Hand the click to the router."""
-        assert self.match is not None
-        await _dispatch(interaction, self.match, [])
 
 
 SELECT_ID = re.compile("sel" + CUSTOM_ID.pattern)
 
 
-class TableSelect(discord.ui.DynamicItem[discord.ui.Select], template=SELECT_ID.pattern):
+class TableSelect(discord.ui.Select[Any]):
     """Every table select menu (bids, cards, colours), with the same custom_id scheme."""
-
-    def __init__(self, select: discord.ui.Select, match: re.Match[str] | None = None) -> None:
-        super().__init__(select)
-        self.match = match or SELECT_ID.fullmatch(select.custom_id or "")
 
     @classmethod
     def make(
@@ -149,31 +116,16 @@ class TableSelect(discord.ui.DynamicItem[discord.ui.Select], template=SELECT_ID.
     ) -> TableSelect:
         """A select for one action of one table at one move."""
         return cls(
-            discord.ui.Select(
-                custom_id="sel" + custom_id(game, table_id, move, action, arg),
-                placeholder=placeholder,
-                options=list(options),
-                min_values=1,
-                max_values=1,
-            )
+            custom_id="sel" + custom_id(game, table_id, move, action, arg),
+            placeholder=placeholder,
+            options=list(options),
+            min_values=1,
+            max_values=1,
         )
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> TableSelect:
-        """Rebuild the select from a choice, after a restart too."""
-        assert isinstance(item, discord.ui.Select)
-        return cls(item, match)
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        """Hand the choice to the router."""
-        assert self.match is not None
-        await _dispatch(interaction, self.match, list(self.item.values))
 
 
 def static_view() -> discord.ui.View:
-    """A view for components that DynamicItems answer: discord.py need not keep it.
+    """A view for components the bot routes itself: discord.py need not keep it.
 
     Stopping it before it is sent keeps discord.py from storing it per message (and, for
     ephemeral messages, from starting a 15-minute expiry timer for each one).

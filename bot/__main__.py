@@ -8,8 +8,7 @@ import argparse
 import asyncio
 import logging
 import sys
-from collections.abc import Callable, Coroutine, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import discord
 
@@ -128,19 +127,6 @@ def migrate_to_postgres(replace: bool) -> int:
     return 0
 
 
-def _freeze_once() -> Callable[[], Coroutine[Any, Any, None]]:
-    """An on_ready listener that freezes start-up's objects the first time only."""
-    frozen = False
-
-    async def on_ready() -> None:
-        nonlocal frozen
-        if not frozen:
-            frozen = True
-            collector.freeze_survivors()
-
-    return on_ready
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = parse_args(argv)
@@ -186,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         bot = create_bot(settings)
         collector.tune()
-        bot.add_listener(_freeze_once(), "on_ready")
+        bot.freeze_when_ready = True
         bot.run(settings.token, log_handler=None)
     except discord.LoginFailure:
         print("cardtable: error: DISCORD_TOKEN was refused by Discord (reset it?)", file=sys.stderr)

@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
+from bot import collector
 from bot.command_translator import CatalogueTranslator
 from bot.guild_images import GuildImages
 from bot.health import heartbeat_path, write_heartbeat
@@ -120,6 +121,9 @@ class CardtableBot(commands.AutoShardedBot):
         self.serve_tables = serve_tables
         # Each game's cog registers itself here, so a click finds its game by name.
         self.table_cogs: dict[str, ClickHandler] = {}
+        # `python -m bot` sets it: a test process must not freeze its fixtures out of reach.
+        self.freeze_when_ready = False
+        self._frozen = False
 
     async def on_error(self, event_method: str, /, *args: object, **kwargs: object) -> None:
         """Log an unexpected error with its context and traceback (called inside ``except``)."""
@@ -202,6 +206,10 @@ class CardtableBot(commands.AutoShardedBot):
         if not self.heartbeat.is_running():
             self.heartbeat.change_interval(seconds=HEARTBEAT_INTERVAL)
             self.heartbeat.start()
+        # Once: on_ready comes again after a reconnect, by when start-up's objects are frozen.
+        if self.freeze_when_ready and not self._frozen:
+            self._frozen = True
+            collector.freeze_survivors()
 
     def guild_language(self, guild_id: int | None) -> str | None:
         """The language a server chose for its public table messages (/cardtable language)."""

@@ -218,6 +218,7 @@ class FakeBot:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.heartbeat_existed: bool | None = None
+        self.freeze_when_ready = False
 
     def run(self, token: str, *, log_handler: object) -> None:
         """Look at the heartbeat file instead of connecting to Discord."""
@@ -237,6 +238,7 @@ def test_start_removes_an_old_heartbeat(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(cli, "create_bot", lambda settings: fake)
     assert cli.main([]) == 0
     assert fake.heartbeat_existed is False
+    assert fake.freeze_when_ready is True  # the real bot freezes start-up once ready
     with acquire(database):
         pass
 

@@ -399,6 +399,74 @@ async def test_racing_saves_of_one_revision_let_exactly_one_through(
     assert await storage.moves(created.id or 0) == [(1, winner, "take")]
 
 
+@SQLITE_ONLY
+async def test_concurrent_saves_share_hops_but_not_transactions(storage: Storage) -> None:
+    """Saves of many tables at once go to the database thread together (fewer hops than
+    saves), yet each commits or fails alone: a stale one rolls back only itself."""
+    assert isinstance(storage, SqliteStorage)
+    tables = [
+        await storage.create_table(lobby(channel_id=500 + n, status="running", state={"n": 0}))
+        for n in range(20)
+    ]
+    stale = tables[7]
+    stale.revision = 5  # a revision it never had: this save must fail, and only it
+    hops = 0
+    original = storage._in_thread
+
+    async def counting(function: object, *args: object) -> object:
+        nonlocal hops
+        hops += 1
+        return await original(function, *args)  # type: ignore[arg-type]
+
+    storage._in_thread = counting  # type: ignore[method-assign]
+
+    async def save(record: TableRecord) -> str:
+        record.move_number = 1
+        record.state = {"n": record.channel_id}
+        try:
+            await storage.save_table(record, ("11", "take"))
+        except StaleWrite:
+            return "stale"
+        return "saved"
+
+    outcomes = await asyncio.gather(*(save(record) for record in tables))
+    assert outcomes == ["stale" if record is stale else "saved" for record in tables]
+    assert 1 <= hops < len(tables)
+    for record in tables:
+        loaded = await storage.get_table(record.id or 0)
+        assert loaded is not None
+        if record is stale:
+            assert loaded.state == {"n": 0} and loaded.revision == 0
+            assert await storage.moves(record.id or 0) == []
+        else:
+            assert loaded.state == {"n": record.channel_id} and loaded.revision == 1
+            assert await storage.moves(record.id or 0) == [(1, "11", "take")]
+
+
+@SQLITE_ONLY
+async def test_close_commits_the_saves_already_handed_over(backend: Backend) -> None:
+    """Saves started just before close() are committed, not dropped with the connection."""
+    storage = await backend.open()
+    tables = [
+        await storage.create_table(lobby(channel_id=700 + n, status="running", state={"n": 0}))
+        for n in range(5)
+    ]
+    for record in tables:
+        record.move_number = 1
+        record.state = {"n": 1}
+    saves = [asyncio.create_task(storage.save_table(record, ("11", "take"))) for record in tables]
+    await asyncio.sleep(0)  # every save has joined the writer's queue
+    await storage.close()
+    await asyncio.gather(*saves)
+    again = await reopen(backend)
+    try:
+        for record in tables:
+            loaded = await again.get_table(record.id or 0)
+            assert loaded is not None and loaded.state == {"n": 1}
+    finally:
+        await again.close()
+
+
 async def test_game_end_records_in_the_same_transaction(storage: Storage) -> None:
     """The last move, the table, the game, its seats and the ratings commit together."""
     record = await storage.create_table(

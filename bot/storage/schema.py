@@ -15,13 +15,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 # Every SQL table the bot keeps, parents before children (the order a copy inserts them).
 TABLES = ("tables", "moves", "guild_settings", "games", "game_players", "ratings")
 
 
 def dump(value: Any) -> str:
-    """Compact JSON, as every JSON column is written."""
-    return json.dumps(value, separators=(",", ":"))
+    """Compact JSON, as every JSON column is written.
+
+    orjson writes the same JSON as ``json.dumps`` several times faster (every save writes
+    the whole state); what it refuses (an integer past 64 bits, a lone surrogate) goes the slow way.
+    """
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"))
 
 
 def upgrade_extra(extra: dict[str, Any]) -> dict[str, Any]:

@@ -179,7 +179,9 @@ class PlayerView:
             "move_number": self.move_number,
             "is_over": self.is_over,
             "removed": None if self.removed is None else list(self.removed),
-            "history": [[m.seat, m.action.value, m.card, m.chips_on_card] for m in self.history],
+            # _value_ rather than .value: the property costs more than the rest of the row
+            # (every save writes the whole history).
+            "history": [[s, a._value_, c, p] for s, a, c, p in self.history],
         }
 
 
@@ -412,7 +414,9 @@ class NoThanksGame:
             "cards": [list(c) for c in self.cards],
             "active": self.active,
             "first_player": self.first_player,
-            "history": [[m.seat, m.action.value, m.card, m.chips_on_card] for m in self.history],
+            # _value_ rather than .value: the property costs more than the rest of the row
+            # (every save writes the whole history).
+            "history": [[s, a._value_, c, p] for s, a, c, p in self.history],
         }
 
     @classmethod

@@ -5,6 +5,12 @@ size of a No Thanks! table message; each slash command with such a message. No s
 database: what any discord.py bot pays to receive and answer a click. With SHARD_COUNT and
 SHARD_IDS (one id) in the environment, as the real bot's processes get them, it connects
 on that one shard only.
+
+With ``--living-dm`` it also makes the REST calls a No Thanks! move makes besides the
+answer: after answering, it edits the clicking player's DM in place (a DM sent once per
+player, then edited), as the real bot keeps each player's chips in a living DM. That is
+the do-nothing bot with the same traffic: what is left between it and cardtable is
+cardtable's own work.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import sys
 from pathlib import Path
 
 import discord
+from discord.http import handle_message_parameters
 from heap import trace_on_signal
 from wire import point_at
 
@@ -51,7 +58,7 @@ def table_like_message() -> tuple[discord.Embed, discord.ui.View]:
 class Baseline(discord.Client):
     """Answers every interaction, and does nothing else."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, living_dm: bool = False) -> None:
         shard: dict[str, int] = {}
         if os.environ.get("SHARD_COUNT"):
             shard = {
@@ -60,13 +67,38 @@ class Baseline(discord.Client):
             }
         super().__init__(intents=discord.Intents.default(), **shard)
         self.embed, self.view = table_like_message()
+        self.living_dm = living_dm
+        self.dms: dict[int, tuple[int, int]] = {}  # user id -> (DM channel id, message id)
+        self.clicks = 0
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
-        """Edit the clicked message, or post one for a slash command."""
+        """Edit the clicked message, or post one for a slash command (then the DM)."""
         if interaction.type is discord.InteractionType.component:
             await interaction.response.edit_message(embed=self.embed, view=self.view)
         else:
             await interaction.response.send_message(embed=self.embed, view=self.view)
+        if self.living_dm:
+            await self.edit_dm(interaction.user)
+
+    async def edit_dm(self, user: discord.abc.User) -> None:
+        """Edit the user's DM in place with a chips line, as cardtable does after a move."""
+        self.clicks += 1
+        text = (
+            f"**No Thanks!** in #table: you hold {self.clicks % 11} chips.\n"
+            "Cards: 5 6 7 · 12 · 30 (47 points)\n"
+            "https://discord.com/channels/1234567890123/1234567890123/1234567890123"
+        )
+        ids = self.dms.get(user.id)
+        if ids is None:
+            channel = await self.create_dm(user)
+            message = await channel.send(text)
+            self.dms[user.id] = (channel.id, message.id)
+            return
+        # The same plain request cardtable's publisher makes for a living DM.
+        with handle_message_parameters(
+            content=text, previous_allowed_mentions=self.allowed_mentions
+        ) as params:
+            await self.http.edit_message(ids[0], ids[1], params=params)
 
 
 def run() -> int:
@@ -74,12 +106,13 @@ def run() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("base_url")
     parser.add_argument("--tracemalloc", default=None)
+    parser.add_argument("--living-dm", action="store_true")
     args = parser.parse_args()
     point_at(args.base_url)
     if args.tracemalloc is not None:
         trace_on_signal(Path(args.tracemalloc))
     with contextlib.suppress(KeyboardInterrupt):
-        Baseline().run(TOKEN, log_handler=None)
+        Baseline(living_dm=args.living_dm).run(TOKEN, log_handler=None)
     return 0
 
 

@@ -1,12 +1,16 @@
 """Load benchmark on the wire: the real bot and a do-nothing bot against a fake Discord.
 
-For each table count N, two runs side by side in one invocation:
+For each table count N, three runs side by side in one invocation:
 
 - **cardtable**: the real bot (``python -m bot``: create_bot, real settings and cogs, a
   temporary SQLite database) started as a subprocess, talking HTTP and WebSocket over
   loopback to the fake Discord in this process (``fake_discord.py``);
 - **baseline**: a plain discord.py client whose ``on_interaction`` answers every click by
-  editing the message with an embed and buttons of the same size (``baseline_bot.py``).
+  editing the message with an embed and buttons of the same size (``baseline_bot.py``);
+- **base+DM**: the same do-nothing client that, after answering, also edits the clicking
+  player's DM in place: the REST traffic of a real No Thanks! move (the answer and the
+  living DM), with none of the work. cardtable's CPU over this one is its own work;
+  ``--no-dm-baseline`` leaves it out.
 
 The driver opens one No Thanks! table per guild the way people do (``/nothanks start``,
 two Join clicks, Start), follows each game with its own copy of the engine (the state read
@@ -90,6 +94,7 @@ TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 # Targets of issue 15, measured side by side.
 CPU_RATIO_TARGET = 2.0
+DM_BASELINE = "base+DM"  # the do-nothing bot that also edits a DM per click
 CLICKS_TARGET = 1000.0
 MEMORY_TARGET_KB = 50.0
 
@@ -222,7 +227,7 @@ class Driver:
 
     def table_id_in(self, message: dict[str, Any]) -> int:
         """The table id the bot put into its buttons (the baseline's: a made-up one)."""
-        if self.mode == "baseline":
+        if self.mode != "cardtable":
             return next(self._baseline_tables)
         for row in message.get("components", []):
             for item in row.get("components", []):
@@ -233,7 +238,7 @@ class Driver:
 
     async def game_state(self, table_id: int, players: list[str]) -> NoThanksGame:
         """The game as the bot dealt it (read once from its database); baseline: a deal."""
-        if self.mode == "baseline":
+        if self.mode != "cardtable":
             return NoThanksGame.new(players, seed=self.rng.getrandbits(63))
         for _ in range(300):
             # A Start answered by deferring is saved just after its answer: wait for it.
@@ -486,6 +491,8 @@ def spawn(
         command += ["--profile", str(profile)]
     if heap is not None:
         command += ["--tracemalloc", str(heap)]
+    if mode == DM_BASELINE:
+        command.append("--living-dm")
     log = (folder / f"{mode}.log").open("wb")
     # The folder is the working directory: no developer's .env is read.
     return subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -679,16 +686,25 @@ def stop(bot: subprocess.Popen[bytes]) -> None:
 # -- reporting ------------------------------------------------------------------------------
 
 
-def report(pairs: list[tuple[Result, Result]]) -> Iterator[str]:
-    """The figures, one line per run, with the CPU ratio of each pair."""
+def report(pairs: list[tuple[Result, Result, Result | None]]) -> Iterator[str]:
+    """The figures, one line per run: cardtable's CPU ratio to each baseline, and base+DM's
+    to the plain baseline (what the DM edit alone costs)."""
     yield (
         f"{'tables':>6} {'bot':<9} {'setup':<10} {'clicks/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'CPU ms/click':>12} {'DB ms':>6} {'ratio':>6} {'1-core/s':>8} {'KB/table':>9} "
-        f"{'errors':>6} {'deferred':>8}"
+        f"{'CPU ms/click':>12} {'DB ms':>6} {'ratio':>6} {'vs +DM':>6} {'1-core/s':>8} "
+        f"{'KB/table':>9} {'errors':>6} {'deferred':>8}"
     )
-    for real, base in pairs:
-        ratio = real.cpu_ms_per_interaction / max(1e-9, base.cpu_ms_per_interaction)
-        for result, shown in ((real, f"{ratio:6.2f}"), (base, f"{'':6}")):
+
+    def over(result: Result, base: Result | None) -> str:
+        if base is None:
+            return f"{'':6}"
+        return f"{result.cpu_ms_per_interaction / max(1e-9, base.cpu_ms_per_interaction):6.2f}"
+
+    for real, base, base_dm in pairs:
+        rows = [(real, f"{over(real, base)} {over(real, base_dm)}"), (base, f"{'':6} {'':6}")]
+        if base_dm is not None:
+            rows.append((base_dm, f"{over(base_dm, base)} {'':6}"))
+        for result, shown in rows:
             yield (
                 f"{result.tables:>6} {result.mode:<9} {result.setup:<10} "
                 f"{result.clicks_per_second:>9.0f} "
@@ -746,7 +762,8 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
     pairs = []
     for tables in args.tables:
         runs = []
-        for mode in ("cardtable", "baseline"):
+        modes = ("cardtable", "baseline") + (() if args.no_dm_baseline else (DM_BASELINE,))
+        for mode in modes:
             profile = Path(args.profile) if args.profile else None
             spy = Path(f"{args.py_spy}.{tables}") if args.py_spy else None
             result = await run_once(
@@ -767,7 +784,7 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
                 f" {result.cpu:.2f} s CPU in {result.seconds:.1f} s; requests {result.requests}",
                 flush=True,
             )
-        pairs.append((runs[0], runs[1]))
+        pairs.append((runs[0], runs[1], runs[2] if len(runs) > 2 else None))
     print()
     for line in report(pairs):
         print(line)
@@ -784,7 +801,12 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
                     f"({low.tables} -> {high.tables} tables)"
                 )
     print(
-        "\n1-core/s: the clicks per second one whole core would answer at this CPU per click"
+        "\nratio: CPU per click over the do-nothing baseline's; vs +DM: over the do-nothing"
+        " bot making the same REST calls (the answer and a DM edit); base+DM's ratio: the DM"
+        " edit's own cost"
+    )
+    print(
+        "1-core/s: the clicks per second one whole core would answer at this CPU per click"
         " (the contention-free ceiling; clicks/s is what this machine gave during the run)"
     )
     print(
@@ -873,6 +895,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--profile", default=None, help="cProfile the bot into this file")
     parser.add_argument(
         "--memory", action="store_true", help="measure the Python heap per table instead"
+    )
+    parser.add_argument(
+        "--no-dm-baseline",
+        action="store_true",
+        help="skip the do-nothing bot that also edits a DM per click",
     )
     parser.add_argument(
         "--py-spy", default=None, help="sample the bot with py-spy into FILE.<tables> (raw)"

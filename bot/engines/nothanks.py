@@ -202,6 +202,10 @@ class NoThanksGame:
     first_player: int
     history: list[Move] = field(default_factory=list)
     _seats: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    # The history as to_dict writes it, a row per move, extended as moves are made: every
+    # save writes the whole history, so rows are built once each, not once per save. The
+    # rows are shared with clones and with to_dict's results: never change one.
+    _rows: list[list[Any]] = field(default_factory=list, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._seats = {player: seat for seat, player in enumerate(self.players)}
@@ -221,6 +225,7 @@ class NoThanksGame:
             active=self.active,
             first_player=self.first_player,
             history=list(self.history),
+            _rows=list(self._rows),
         )
 
     # -- construction ---------------------------------------------------------------
@@ -398,6 +403,16 @@ class NoThanksGame:
 
     # -- serialisation --------------------------------------------------------------
 
+    def _history_rows(self) -> list[list[Any]]:
+        """The history as rows [seat, action, card, chips on it], brought up to date."""
+        rows, history = self._rows, self.history
+        if len(rows) > len(history):
+            rows.clear()  # a history replaced by a shorter one: start again
+        if len(rows) < len(history):
+            # _value_ rather than .value: the property costs more than the rest of the row.
+            rows.extend([s, a._value_, c, p] for s, a, c, p in history[len(rows) :])
+        return rows
+
     def to_dict(self) -> dict[str, Any]:
         """The full state as plain JSON data (includes hidden cards: keep it server-side)."""
         return {
@@ -414,9 +429,7 @@ class NoThanksGame:
             "cards": [list(c) for c in self.cards],
             "active": self.active,
             "first_player": self.first_player,
-            # _value_ rather than .value: the property costs more than the rest of the row
-            # (every save writes the whole history).
-            "history": [[s, a._value_, c, p] for s, a, c, p in self.history],
+            "history": list(self._history_rows()),
         }
 
     @classmethod

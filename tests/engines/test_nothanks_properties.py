@@ -129,3 +129,28 @@ def test_views_never_leak(case: tuple[NoThanksGame, list[bool]], seat: int) -> N
             assert view["chips"][name] is None
         else:
             assert view["chips"][name] == game.chips[index]
+
+
+@given(random_games(), st.integers(0, 60))
+@settings(max_examples=60, deadline=None)
+def test_history_rows_follow_every_copy(case: tuple[NoThanksGame, list[bool]], split: int) -> None:
+    """to_dict writes the history as it stands, saved at any point, for the game and for a
+    clone played on apart: the rows it keeps between saves never leak between them."""
+    game, prefs = case
+    for step, wants_take in enumerate(prefs[:split]):
+        if game.is_over:
+            break
+        action = TAKE if wants_take or game.chips[game.active] == 0 else PASS
+        game.apply(actor(game), action)
+        if step % 7 == 0:
+            game.to_dict()  # a save in between: the rows so far are kept
+    before = game.to_dict()
+    before["history"].append(["not", "a", "move"])  # a reader changing its copy
+    clone = game.clone()
+    play_out(clone, prefs[split:])
+    expected = [[m.seat, m.action.value, m.card, m.chips_on_card] for m in game.history]
+    assert game.to_dict()["history"] == expected
+    assert clone.to_dict()["history"] == [
+        [m.seat, m.action.value, m.card, m.chips_on_card] for m in clone.history
+    ]
+    assert NoThanksGame.from_dict(clone.to_dict()) == clone

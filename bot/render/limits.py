@@ -37,7 +37,10 @@ MINIMUM = 1
 
 def units(text: str | None) -> int:
     """A text's length as Discord counts it: UTF-16 code units."""
-    return len(text.encode("utf-16-le")) // 2 if text else 0
+    if not text:
+        return 0
+    # isascii() is a flag CPython keeps: no encoding for the common case.
+    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
 
 
 def _cut(text: str, limit: int) -> str:
@@ -202,6 +205,10 @@ def fit_embeds(embeds: list[discord.Embed]) -> None:
     """Shorten embeds in place: each text within its limit, all texts within 6,000."""
     for embed in embeds:
         _fit_embed(embed)
+    # A character is at most 2 units: embeds this short cannot be over the total (a table's
+    # message, nearly always), and counting every text's units is skipped.
+    if 2 * sum(len(text) for embed in embeds for text in _texts(embed)) <= EMBED_TOTAL:
+        return
     # A few rounds at most: each shortens the longest text by the whole excess.
     for _ in range(4 * (FIELDS * 2 + 3) * max(len(embeds), 1)):
         excess = embed_total(embeds) - EMBED_TOTAL

@@ -838,6 +838,7 @@ async def memory(args: argparse.Namespace, storage: Database) -> int:
                 traced=True,
                 storage=storage,
                 processes=args.processes,
+                pictures=args.pictures == "on",
             )
             assert result.heap_idle is not None and result.heap_loaded is not None
             grown = sum(map(traced_bytes, result.heap_loaded)) - sum(

@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from bot import collector
+import bot.collector as collector
 from bot.command_translator import CatalogueTranslator
 from bot.guild_images import GuildImages
 from bot.health import heartbeat_path, write_heartbeat

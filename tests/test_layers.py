@@ -37,6 +37,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "bot.app",
     ),
     "bot/app.py": (
+        "bot.collector",
         "bot.command_translator",
         "bot.guild_images",
         "bot.health",

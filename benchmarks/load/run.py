@@ -493,6 +493,8 @@ def spawn(
         command += ["--tracemalloc", str(heap)]
     if mode == DM_BASELINE:
         command.append("--living-dm")
+    if mode != "cardtable" and os.environ.get("BASELINE_LEAN"):
+        command.append("--lean")
     log = (folder / f"{mode}.log").open("wb")
     # The folder is the working directory: no developer's .env is read.
     return subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)

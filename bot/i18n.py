@@ -11,8 +11,9 @@ import gettext
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache, wraps
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 from babel.messages.pofile import read_po
 
@@ -93,7 +94,31 @@ def _memo() -> _Memo:
     table = catalogues()
     if not _memos or _memos[0].table is not table:
         _memos[:] = [_Memo(table)]
+        for cache in _texts:
+            cache.cache_clear()
     return _memos[0]
+
+
+_texts: list[Any] = []  # the translated_text caches, emptied with the catalogues
+F = TypeVar("F", bound=Callable[..., str])
+
+
+def translated_text(function: F) -> F:
+    """Cache a function that builds a text from translations, by its (hashable) arguments.
+
+    For texts a message repeats move after move (a player's cards, the last moves): the
+    cache is emptied whenever the catalogues are loaded anew, as tests do.
+    """
+    cached = lru_cache(maxsize=4096)(function)
+    _texts.append(cached)
+
+    @wraps(function)
+    def lookup(*args: Any) -> str:
+        _memo()  # a reload of the catalogues empties the cache first
+        text: str = cached(*args)
+        return text
+
+    return cast(F, lookup)
 
 
 def _lookup(

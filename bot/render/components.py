@@ -22,6 +22,10 @@ CUSTOM_ID = re.compile(
 )
 
 
+# How every table component's custom_id starts (buttons, then selects).
+TABLE_PREFIXES = ("ct:", "selct:")
+
+
 def custom_id(game: str, table_id: int, move: int, action: str, arg: str = "") -> str:
     """The custom_id of a table component."""
     base = f"ct:{game}:{table_id}:{move}:{action}"
@@ -63,7 +67,7 @@ def parse_click(data: Mapping[str, Any] | None) -> Click | None:
     if not data:
         return None
     raw = data.get("custom_id")
-    if not isinstance(raw, str) or not raw.startswith(("ct:", "selct:")):
+    if not isinstance(raw, str) or not raw.startswith(TABLE_PREFIXES):
         return None
     values = data.get("values") or ()
     return parse_custom_id(raw, [str(value) for value in values])

@@ -166,7 +166,7 @@ class StaticView(discord.ui.View):
 
     def add_item(self, item: discord.ui.Item[Any]) -> StaticView:
         """Add a discord.py item (a button, a select, a DynamicItem) by its payload."""
-        return self.add(item.to_component_dict(), row=item.row)  # type: ignore[arg-type]
+        return self.add(dict(item.to_component_dict()), row=item.row)
 
     def add_button(
         self,
@@ -189,7 +189,7 @@ class StaticView(discord.ui.View):
         return self.add(component, row=row)
 
     @property
-    def children(self) -> list[discord.ui.Item[Any]]:  # type: ignore[override]
+    def children(self) -> list[discord.ui.Item[Any]]:
         """The components as discord.py items, built afresh from their payloads (to read)."""
         items: list[discord.ui.Item[Any]] = []
         for index, row in enumerate(self.rows):
@@ -198,7 +198,7 @@ class StaticView(discord.ui.View):
         return items
 
     @property
-    def timeout(self) -> float | None:  # type: ignore[override]
+    def timeout(self) -> float | None:
         """Never: nothing waits on this view."""
         return None
 

@@ -209,7 +209,7 @@ def _fits_as_is(embed: discord.Embed) -> tuple[bool, int]:
     Read from the embed's payload: the Embed properties make a proxy object per field and
     per read, and every table message of every move comes through here.
     """
-    data = embed.to_dict()
+    data: dict[str, Any] = dict(embed.to_dict())
     fields = data.get("fields") or ()
     if len(fields) > FIELDS:
         return False, 0

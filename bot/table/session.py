@@ -255,6 +255,20 @@ class Draft:
             self.game_result = self._game_result()
         self.record.meta = self.meta.to_dict()
 
+    def changed_columns(self, live: TableRecord) -> list[str]:
+        """The stored columns this change writes: the metadata, and what differs from
+        ``live`` (a move writes its state; a lobby change its seats or status)."""
+        record = self.record
+        changed = [
+            column
+            for column in ("message_id", "host_id", "status", "options", "seats")
+            if getattr(record, column) != getattr(live, column)
+        ]
+        if record.state is not live.state or record.move_number != live.move_number:
+            changed += ("state", "move_number")
+        changed.append("meta")
+        return changed
+
     def _game_result(self) -> GameResult:
         """What the records keep of the game that ends with this change."""
         engine = self._engine if self._engine is not None else self._live_engine
@@ -492,6 +506,7 @@ class TableSession:
                 draft.move,
                 expect_revision=self.record.revision,
                 result=draft.game_result,
+                columns=draft.changed_columns(self.record),
             )
         except Exception as error:
             log.warning(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import discord
-from discord.http import handle_message_parameters
+from discord.http import Route
 
 from bot.i18n import t
 from bot.render.images.cache import FILENAME, Picture, PictureCache
@@ -92,6 +92,8 @@ class DiscordPublisher:
         # One edit at a time per message, so "which picture does it carry" stays true.
         self._message_locks: dict[int, asyncio.Lock] = {}
         self._refused: dict[int, float] = {}  # channel id -> when a picture was refused
+        # A living DM pings nobody: the bot's default, as every edit of it sends it.
+        self._no_mentions = (bot.allowed_mentions or discord.AllowedMentions.none()).to_dict()
 
     # -- what a table looks like ----------------------------------------------------------
 
@@ -500,12 +502,17 @@ class DiscordPublisher:
             return False
         channel_id, message_id = ids
         try:
-            # The plain request PartialMessage.edit makes, without building a Message from
-            # the answer that nobody reads: this runs after nearly every move.
-            with handle_message_parameters(
-                content=text, previous_allowed_mentions=self.bot.allowed_mentions
-            ) as params:
-                await self.bot.http.edit_message(channel_id, message_id, params=params)
+            # The request PartialMessage.edit makes (the payload handle_message_parameters
+            # writes for a text), without building a Message from the answer that nobody
+            # reads: this runs after nearly every move.
+            route = Route(
+                "PATCH",
+                "/channels/{channel_id}/messages/{message_id}",
+                channel_id=channel_id,
+                message_id=message_id,
+            )
+            payload = {"content": text, "tts": False, "allowed_mentions": self._no_mentions}
+            await self.bot.http.request(route, json=payload)
         except discord.NotFound:
             return False  # deleted by the player: send a new one
         except discord.Forbidden:

@@ -142,4 +142,3 @@ def run() -> int:
 
 if __name__ == "__main__":
     sys.exit(run())
-

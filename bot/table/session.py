@@ -9,7 +9,6 @@ or a save that fails, leaves memory and the database exactly as they were.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -37,8 +36,22 @@ class Draft:
         live = session.record
         self.spec = session.spec
         self.now = now
-        self.record = dataclasses.replace(
-            live, options=dict(live.options), seats=list(live.seats), meta={}
+        # Field by field rather than dataclasses.replace, which inspects the fields anew
+        # on every call: every click makes a draft.
+        self.record = TableRecord(
+            game=live.game,
+            channel_id=live.channel_id,
+            host_id=live.host_id,
+            guild_id=live.guild_id,
+            status=live.status,
+            options=dict(live.options),
+            seats=list(live.seats),
+            state=live.state,
+            move_number=live.move_number,
+            message_id=live.message_id,
+            meta={},
+            id=live.id,
+            revision=live.revision,
         )
         self.meta = session.meta.copy()
         self._live_engine = session.engine

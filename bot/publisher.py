@@ -92,8 +92,6 @@ class DiscordPublisher:
         # One edit at a time per message, so "which picture does it carry" stays true.
         self._message_locks: dict[int, asyncio.Lock] = {}
         self._refused: dict[int, float] = {}  # channel id -> when a picture was refused
-        # A living DM pings nobody: the bot's default, as every edit of it sends it.
-        self._no_mentions = (bot.allowed_mentions or discord.AllowedMentions.none()).to_dict()
 
     # -- what a table looks like ----------------------------------------------------------
 
@@ -511,7 +509,10 @@ class DiscordPublisher:
                 channel_id=channel_id,
                 message_id=message_id,
             )
-            payload = {"content": text, "tts": False, "allowed_mentions": self._no_mentions}
+            payload: dict[str, Any] = {"content": text, "tts": False}
+            mentions = self.bot.allowed_mentions  # none: a living DM pings nobody
+            if mentions is not None:
+                payload["allowed_mentions"] = mentions.to_dict()
             await self.bot.http.request(route, json=payload)
         except discord.NotFound:
             return False  # deleted by the player: send a new one

@@ -7,6 +7,7 @@ import logging
 import math
 import os
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import discord
@@ -20,7 +21,7 @@ from bot.health import heartbeat_path, write_heartbeat
 from bot.interactions import answer_error
 from bot.languages import GuildLanguages
 from bot.publisher import DiscordPublisher
-from bot.render.components import Click, parse_click
+from bot.render.components import TABLE_PREFIXES, Click, parse_click
 from bot.settings import Settings
 from bot.storage import Storage
 from bot.table.errors import UserError
@@ -50,6 +51,26 @@ class ClickHandler(Protocol):
     async def on_click(self, interaction: discord.Interaction, click: Click) -> None:
         """Handle one click or choice at one of the game's tables."""
         ...
+
+
+def slimming_clicked_messages(parse: Callable[[Any], None]) -> Callable[[Any], None]:
+    """discord.py's INTERACTION_CREATE parser, without the clicked table message's embeds,
+    components and attachments.
+
+    A click carries the whole message it was made on, and discord.py turns it into a
+    Message (its embeds and every component row) before the click is dispatched. A table
+    click reads only that message's id and flags; its contents are the bot's own.
+    """
+
+    def parse_interaction_create(data: Any) -> None:
+        message = data.get("message")
+        if data.get("type") == 3 and isinstance(message, dict):
+            custom_id = (data.get("data") or {}).get("custom_id")
+            if isinstance(custom_id, str) and custom_id.startswith(TABLE_PREFIXES):
+                data["message"] = {**message, "embeds": [], "components": [], "attachments": []}
+        parse(data)
+
+    return parse_interaction_create
 
 
 class CardtableTree(app_commands.CommandTree):
@@ -124,6 +145,8 @@ class CardtableBot(commands.AutoShardedBot):
         # `python -m bot` sets it: a test process must not freeze its fixtures out of reach.
         self.freeze_when_ready = False
         self._frozen = False
+        parsers = self._connection.parsers
+        parsers["INTERACTION_CREATE"] = slimming_clicked_messages(parsers["INTERACTION_CREATE"])
 
     async def on_error(self, event_method: str, /, *args: object, **kwargs: object) -> None:
         """Log an unexpected error with its context and traceback (called inside ``except``)."""

@@ -11,8 +11,9 @@ import gettext
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache, wraps
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 from babel.messages.pofile import read_po
 
@@ -75,12 +76,15 @@ def _find_language(locale: object, available: dict[str, Catalogue]) -> str:
 
 class _Memo:
     """Lookups worked out once per set of catalogues: a table message translates a score of
-    lines, each asking for its locale's language and its key's forms."""
+    lines on every move. Each map is bounded by Discord's locales times the keys."""
 
     def __init__(self, table: dict[str, Catalogue]) -> None:
         self.table = table  # held, so a reloaded set of catalogues is told apart
         self.languages: dict[object, str] = {}
-        self.forms: dict[tuple[str, str], tuple[tuple[str, ...], Catalogue] | None] = {}
+        # (locale, key) -> the key's forms and their catalogue, None if missing
+        self.lookups: dict[tuple[object, str], tuple[tuple[str, ...], Catalogue] | None] = {}
+        # (locale, key) -> the finished text of a key used without placeholders
+        self.plain: dict[tuple[object, str], str] = {}
 
 
 _memos: list[_Memo] = []
@@ -90,22 +94,38 @@ def _memo() -> _Memo:
     table = catalogues()
     if not _memos or _memos[0].table is not table:
         _memos[:] = [_Memo(table)]
+        for cache in _texts:
+            cache.cache_clear()
     return _memos[0]
 
 
-def _forms(language: str, key: str) -> tuple[tuple[str, ...], Catalogue] | None:
-    """A key's forms in a language (else in English) and their catalogue; None if missing."""
-    memo = _memo()
-    try:
-        return memo.forms[language, key]
-    except KeyError:
-        found = memo.forms[language, key] = _find_forms(memo.table, language, key)
-        return found
+_texts: list[Any] = []  # the translated_text caches, emptied with the catalogues
+F = TypeVar("F", bound=Callable[..., str])
 
 
-def _find_forms(
-    table: dict[str, Catalogue], language: str, key: str
+def translated_text(function: F) -> F:
+    """Cache a function that builds a text from translations, by its (hashable) arguments.
+
+    For texts a message repeats move after move (a player's cards, the last moves): the
+    cache is emptied whenever the catalogues are loaded anew, as tests do.
+    """
+    cached = lru_cache(maxsize=4096)(function)
+    _texts.append(cached)
+
+    @wraps(function)
+    def lookup(*args: Any) -> str:
+        _memo()  # a reload of the catalogues empties the cache first
+        text: str = cached(*args)
+        return text
+
+    return cast(F, lookup)
+
+
+def _lookup(
+    table: dict[str, Catalogue], locale: object | None, key: str
 ) -> tuple[tuple[str, ...], Catalogue] | None:
+    """A key's forms for a locale (else in English) and their catalogue; None if missing."""
+    language = language_of(locale)
     catalogue = table.get(language)
     forms = catalogue.messages.get(key) if catalogue is not None else None
     if forms is None:
@@ -118,8 +138,25 @@ def _find_forms(
 
 def t(key: str, locale: object | None = None, /, **params: object) -> str:
     """Translate ``key`` for ``locale`` and fill its placeholders (``count`` picks plurals)."""
-    language = language_of(locale)
-    found = _forms(language, key)
+    memo = _memo()
+    if params:
+        return _translate(memo, key, locale, params)
+    try:
+        return memo.plain[locale, key]
+    except KeyError:
+        text = memo.plain[locale, key] = _translate(memo, key, locale, params)
+        return text
+    except TypeError:  # an unhashable locale
+        return _translate(memo, key, locale, params)
+
+
+def _translate(memo: _Memo, key: str, locale: object | None, params: dict[str, object]) -> str:
+    try:
+        found = memo.lookups[locale, key]
+    except KeyError:
+        found = memo.lookups[locale, key] = _lookup(memo.table, locale, key)
+    except TypeError:
+        found = _lookup(memo.table, locale, key)
     if found is None:
         log.error("missing translation key %r", key)
         return key
@@ -130,5 +167,5 @@ def t(key: str, locale: object | None = None, /, **params: object) -> str:
     try:
         return text.format(**params)
     except (KeyError, IndexError, ValueError):
-        log.exception("bad placeholders in %s translation of %r", language, key)
+        log.exception("bad placeholders in %s translation of %r", catalogue.language, key)
         return forms[0]

@@ -11,6 +11,10 @@ from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import discord
+from discord.enums import InteractionResponseType
+from discord.http import Route
+from discord.utils import MISSING
+from discord.webhook.async_ import async_context, interaction_message_response_params
 
 from bot.i18n import t
 from bot.table.errors import UserError, localize
@@ -77,6 +81,56 @@ def answers_user_errors(
     return wrapper
 
 
+# What update_message sends itself; anything else (delete_after...) takes edit_message.
+_PLAIN_UPDATE = frozenset(("content", "embed", "embeds", "attachments", "view", "allowed_mentions"))
+
+
+async def update_message(interaction: discord.Interaction, **fields: Any) -> None:
+    """Answer a component click by editing its message: discord.py's ``edit_message``
+    without asking Discord for the edited message back.
+
+    ``edit_message`` posts the callback with ``?with_response=1`` and builds a Message from
+    the answer; nothing here reads it, and on a busy table that cost as much as the rest
+    of answering (Discord answers the plain callback with 204 and no body). A view that
+    discord.py must keep answering (not stopped) goes the full way, which stores it.
+    """
+    view = fields.get("view", MISSING)
+    if (view is not MISSING and view is not None and not view.is_finished()) or not (
+        fields.keys() <= _PLAIN_UPDATE
+    ):
+        await interaction.response.edit_message(**fields)
+        return
+    state = interaction._state
+    params = interaction_message_response_params(
+        type=InteractionResponseType.message_update.value,
+        content=fields.get("content", MISSING),
+        embed=fields.get("embed", MISSING),
+        embeds=fields.get("embeds", MISSING),
+        view=view,
+        attachments=fields.get("attachments", MISSING),
+        previous_allowed_mentions=state.allowed_mentions,
+        allowed_mentions=fields.get("allowed_mentions", MISSING),
+    )
+    route = Route(
+        "POST",
+        "/interactions/{webhook_id}/{webhook_token}/callback",
+        webhook_id=interaction.id,
+        webhook_token=interaction.token,
+    )
+    http = state.http
+    await async_context.get().request(
+        route,
+        session=interaction._session,
+        proxy=http.proxy,
+        proxy_auth=http.proxy_auth,
+        payload=None if params.files else params.payload,
+        multipart=params.multipart if params.files else None,
+        files=params.files or None,
+    )
+    # Answered: later replies to this click must be follow-ups, as after edit_message.
+    interaction.response._response_type = InteractionResponseType.message_update
+
+
 # Discord wants an answer within 3 seconds; a click still working after this long is
 # deferred, and its message edited once the work is done.
 ANSWER_WITHIN = 2.0
@@ -134,11 +188,12 @@ class Reply:
         """Edit the message the component is on (the click's answer); True when done."""
         self._answering = True
         await self._settle()
-        response = self.interaction.response
-        if response.is_done():
+        if self.interaction.response.is_done():
             await self.interaction.edit_original_response(**fields)
+        elif self.interaction.type is discord.InteractionType.component:
+            await update_message(self.interaction, **fields)
         else:
-            await response.edit_message(**fields)
+            await self.interaction.response.edit_message(**fields)
         return True
 
     async def send(self, content: str, **fields: Any) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import discord
-from discord.http import handle_message_parameters
+from discord.http import Route
 
 from bot.i18n import t
 from bot.render.images.cache import FILENAME, Picture, PictureCache
@@ -500,12 +500,20 @@ class DiscordPublisher:
             return False
         channel_id, message_id = ids
         try:
-            # The plain request PartialMessage.edit makes, without building a Message from
-            # the answer that nobody reads: this runs after nearly every move.
-            with handle_message_parameters(
-                content=text, previous_allowed_mentions=self.bot.allowed_mentions
-            ) as params:
-                await self.bot.http.edit_message(channel_id, message_id, params=params)
+            # The request PartialMessage.edit makes (the payload handle_message_parameters
+            # writes for a text), without building a Message from the answer that nobody
+            # reads: this runs after nearly every move.
+            route = Route(
+                "PATCH",
+                "/channels/{channel_id}/messages/{message_id}",
+                channel_id=channel_id,
+                message_id=message_id,
+            )
+            payload: dict[str, Any] = {"content": text, "tts": False}
+            mentions = self.bot.allowed_mentions  # none: a living DM pings nobody
+            if mentions is not None:
+                payload["allowed_mentions"] = mentions.to_dict()
+            await self.bot.http.request(route, json=payload)
         except discord.NotFound:
             return False  # deleted by the player: send a new one
         except discord.Forbidden:

@@ -492,3 +492,38 @@ def test_language_plural_rules() -> None:
         21: "21 карта",
         11: "11 карт",
     }
+
+
+def test_cached_texts_follow_the_catalogues_when_they_are_loaded_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text built from translations and cached (translated_text) is built anew from the
+    catalogues loaded afterwards, not kept from the ones before."""
+    calls: list[str] = []
+
+    @i18n.translated_text
+    def take_button(locale: object) -> str:
+        calls.append(str(locale))
+        return t("nothanks.button.take", locale)
+
+    catalogues.cache_clear()
+    try:
+        assert take_button("de") == take_button("de") == "Nehmen"
+        assert calls == ["de"]  # the second call came from the cache
+        (tmp_path / "en.po").write_bytes((LOCALES_DIR / "en.po").read_bytes())
+        (tmp_path / "de.po").write_text(GERMAN.replace("Nehmen", "Nimm"), encoding="utf-8")
+        monkeypatch.setattr(i18n, "LOCALES_DIR", tmp_path)
+        catalogues.cache_clear()
+        assert take_button("de") == "Nimm"
+        assert calls == ["de", "de"]
+    finally:
+        monkeypatch.undo()
+        catalogues.cache_clear()
+
+
+def test_texts_without_placeholders_are_looked_up_once() -> None:
+    """t() without placeholders answers from its memo after the first call: the same text."""
+    first = t("nothanks.button.pass", "it")
+    assert t("nothanks.button.pass", "it") is first
+    assert t("nothanks.button.pass", discord.Locale.italian) == first
+    assert t("nothanks.button.pass", ["unhashable"]) == t("nothanks.button.pass", None)

@@ -41,6 +41,13 @@ EVERY_PERMISSION = str((1 << 50) - 1)
 HEARTBEAT_MS = 41_250
 EPHEMERAL = 64
 # No rate limits: without these headers discord.py sends one request per route at a time.
+# A 204 carries no body, so no content type: discord.py would try to parse "" as JSON.
+NO_CONTENT_HEADERS = {
+    "X-RateLimit-Limit": "1000000",
+    "X-RateLimit-Remaining": "999999",
+    "X-RateLimit-Reset-After": "1",
+    "X-RateLimit-Bucket": "fake-unlimited",
+}
 HEADERS = {
     "Content-Type": "application/json",
     "X-RateLimit-Limit": "1000000",
@@ -352,6 +359,9 @@ class FakeDiscord:
             answered.message = message(message_id, channel_id, data)
             answer["resource"] = {"type": kind, "message": answered.message}
         self.on_callback(interaction_id, answered)
+        if "with_response" not in request.query:
+            # As Discord does: without ?with_response the callback answers 204, no body.
+            return web.Response(status=204, headers=NO_CONTENT_HEADERS)
         return json_response(answer)
 
     async def followup(self, request: web.Request) -> web.Response:
@@ -368,7 +378,7 @@ class FakeDiscord:
             kind = "DM" if dm else "channel"
         self.requests[f"{request.method} {kind} message"] += 1
         if request.method == "DELETE":
-            return web.Response(status=204, headers=HEADERS)
+            return web.Response(status=204, headers=NO_CONTENT_HEADERS)
         body = await read_body(request) if request.method == "PATCH" else {}
         raw = request.match_info["message"]
         message_id = self.new_id() if raw == "@original" else int(raw)

@@ -1,16 +1,18 @@
 """Load benchmark on the wire: the real bot and a do-nothing bot against a fake Discord.
 
-For each table count N, three runs side by side in one invocation:
+For each table count N, runs side by side in one invocation (``--rounds`` times,
+interleaved; the medians are reported):
 
 - **cardtable**: the real bot (``python -m bot``: create_bot, real settings and cogs, a
   temporary SQLite database) started as a subprocess, talking HTTP and WebSocket over
   loopback to the fake Discord in this process (``fake_discord.py``);
-- **baseline**: a plain discord.py client whose ``on_interaction`` answers every click by
-  editing the message with an embed and buttons of the same size (``baseline_bot.py``);
-- **base+DM**: the same do-nothing client that, after answering, also edits the clicking
-  player's DM in place: the REST traffic of a real No Thanks! move (the answer and the
-  living DM), with none of the work. cardtable's CPU over this one is its own work;
-  ``--no-dm-baseline`` leaves it out.
+- the do-nothing discord.py bots of ``--baselines`` (``baseline_bot.py``):
+  **baseline** answers every click with discord.py's ``edit_message`` and an embed and
+  buttons of the same size (the issue's comparator); **base+DM** also edits the clicking
+  player's DM in place, the REST traffic of a real No Thanks! move; **lean** answers with
+  the plain interaction callback that cardtable uses (no ``with_response``, nothing
+  parsed back); **lean+DM** does both: the leanest bot making a move's REST calls, so
+  cardtable's CPU over it is cardtable's own work. Default: baseline and lean+DM.
 
 The driver opens one No Thanks! table per guild the way people do (``/nothanks start``,
 two Join clicks, Start), follows each game with its own copy of the engine (the state read
@@ -94,7 +96,14 @@ TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 # Targets of issue 15, measured side by side.
 CPU_RATIO_TARGET = 2.0
-DM_BASELINE = "base+DM"  # the do-nothing bot that also edits a DM per click
+# The do-nothing bots, by name: the flags baseline_bot.py runs with.
+BASELINES: dict[str, tuple[str, ...]] = {
+    "baseline": (),  # answers with discord.py's edit_message: the issue's comparator
+    "base+DM": ("--living-dm",),  # ... and edits the clicker's DM, as a move does
+    "lean": ("--lean",),  # answers with the plain callback, as cardtable does
+    "lean+DM": ("--lean", "--living-dm"),  # the leanest bot with a move's REST traffic
+}
+DEFAULT_BASELINES = ("baseline", "lean+DM")
 CLICKS_TARGET = 1000.0
 MEMORY_TARGET_KB = 50.0
 
@@ -491,8 +500,7 @@ def spawn(
         command += ["--profile", str(profile)]
     if heap is not None:
         command += ["--tracemalloc", str(heap)]
-    if mode == DM_BASELINE:
-        command.append("--living-dm")
+    command += BASELINES.get(mode, ())
     log = (folder / f"{mode}.log").open("wb")
     # The folder is the working directory: no developer's .env is read.
     return subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -511,6 +519,17 @@ async def wait_connected(
             raise RuntimeError("the bot did not connect within 60 s")
         await asyncio.sleep(0.05)
     await asyncio.sleep(2.5)  # discord.py waits for the guilds, then dispatches ready
+
+
+def pin_cpus(pids: list[int]) -> None:
+    """Each bot process on one CPU of its own, the last ones; this process on the others."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < len(pids) + 1:
+        raise RuntimeError(f"--pin needs {len(pids) + 1} CPUs, this machine lets us use {cpus}")
+    for pid, cpu in zip(pids, reversed(cpus), strict=False):
+        for task in Path(f"/proc/{pid}/task").iterdir():  # every thread, the database's too
+            os.sched_setaffinity(int(task.name), {cpu})
+    os.sched_setaffinity(0, set(cpus[: len(cpus) - len(pids)]))
 
 
 def sample(pid: int, seconds: float, out: Path | None) -> subprocess.Popen[bytes] | None:
@@ -538,8 +557,13 @@ async def run_once(
     storage: Database | None = None,
     processes: int = 1,
     pictures: bool = True,
+    pin: bool = False,
 ) -> Result:
-    """The bot in 1 or more processes, N tables: warm up, measure, stop (traced: the heap)."""
+    """The bot in 1 or more processes, N tables: warm up, measure, stop (traced: the heap).
+
+    ``pin``: each bot process on a CPU of its own (the last ones), this driver and the
+    fake Discord on the first: clicks per second is then what one core sustains.
+    """
     storage = storage or Database()
     guilds = make_guilds(tables)
     fake = FakeDiscord(guilds)
@@ -570,6 +594,8 @@ async def run_once(
                         )
                     )
                 pids = [bot.pid for bot in bots]
+                if pin:
+                    pin_cpus(pids)
                 await wait_connected(fake, tables, bots)
                 rss_idle = sum(map(rss_bytes, pids))
                 heap_idle = await heaps_of(pids, heaps)
@@ -636,6 +662,8 @@ async def run_once(
         finally:
             for bot in bots:
                 stop(bot)
+            if pin:
+                os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
             await fake.close()
 
 
@@ -686,25 +714,20 @@ def stop(bot: subprocess.Popen[bytes]) -> None:
 # -- reporting ------------------------------------------------------------------------------
 
 
-def report(pairs: list[tuple[Result, Result, Result | None]]) -> Iterator[str]:
-    """The figures, one line per run: cardtable's CPU ratio to each baseline, and base+DM's
-    to the plain baseline (what the DM edit alone costs)."""
+def report(groups: list[list[list[Result]]]) -> Iterator[str]:
+    """The figures, one line per bot and table count (its median run): on each baseline's
+    line, cardtable's CPU per click over that baseline's."""
     yield (
         f"{'tables':>6} {'bot':<9} {'setup':<10} {'clicks/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'CPU ms/click':>12} {'DB ms':>6} {'ratio':>6} {'vs +DM':>6} {'1-core/s':>8} "
+        f"{'CPU ms/click':>12} {'DB ms':>6} {'cardtable ÷':>11} {'1-core/s':>8} "
         f"{'KB/table':>9} {'errors':>6} {'deferred':>8}"
     )
-
-    def over(result: Result, base: Result | None) -> str:
-        if base is None:
-            return f"{'':6}"
-        return f"{result.cpu_ms_per_interaction / max(1e-9, base.cpu_ms_per_interaction):6.2f}"
-
-    for real, base, base_dm in pairs:
-        rows = [(real, f"{over(real, base)} {over(real, base_dm)}"), (base, f"{'':6} {'':6}")]
-        if base_dm is not None:
-            rows.append((base_dm, f"{over(base_dm, base)} {'':6}"))
-        for result, shown in rows:
+    for group in groups:
+        real = median_run(group[0]).cpu_ms_per_interaction
+        for index, results in enumerate(group):
+            result = median_run(results)
+            ratio = real / max(1e-9, result.cpu_ms_per_interaction)
+            shown = f"{ratio:>10.2f}×" if index else f"{'':>11}"
             yield (
                 f"{result.tables:>6} {result.mode:<9} {result.setup:<10} "
                 f"{result.clicks_per_second:>9.0f} "
@@ -747,6 +770,8 @@ def refusal(args: argparse.Namespace) -> str | None:
         return "--database-url must be a postgresql:// URL"
     if args.processes < 1:
         return "--processes must be at least 1"
+    if args.rounds < 1:
+        return "--rounds must be at least 1"
     if args.processes > 1 and not (args.postgres or args.database_url):
         return (
             f"--processes {args.processes} needs PostgreSQL (--postgres or --database-url): "
@@ -756,43 +781,47 @@ def refusal(args: argparse.Namespace) -> str | None:
 
 
 async def measure(args: argparse.Namespace, storage: Database) -> int:
-    """Every table count, cardtable then baseline, and the report."""
+    """Every table count: cardtable and each baseline, ``--rounds`` times, and the report."""
     if args.memory:
         return await memory(args, storage)
-    pairs = []
+    modes = ("cardtable", *args.baselines)
+    groups: list[list[list[Result]]] = []  # per table count: per mode, one result a round
     for tables in args.tables:
-        runs = []
-        modes = ("cardtable", "baseline") + (() if args.no_dm_baseline else (DM_BASELINE,))
-        for mode in modes:
-            profile = Path(args.profile) if args.profile else None
-            spy = Path(f"{args.py_spy}.{tables}") if args.py_spy else None
-            result = await run_once(
-                mode,
-                tables,
-                args.seconds,
-                args.warmup,
-                args.seed,
-                profile,
-                spy,
-                storage=storage,
-                processes=args.processes,
-                pictures=args.pictures == "on",
-            )
-            runs.append(result)
-            print(
-                f"  {mode} x{tables}: {result.clicks} clicks, {result.interactions} interactions,"
-                f" {result.cpu:.2f} s CPU in {result.seconds:.1f} s; requests {result.requests}",
-                flush=True,
-            )
-        pairs.append((runs[0], runs[1], runs[2] if len(runs) > 2 else None))
+        group: list[list[Result]] = [[] for _ in modes]
+        for round_ in range(args.rounds):
+            # Interleaved, so that a slower spell of this shared machine hits every bot.
+            for index, mode in enumerate(modes):
+                profile = Path(args.profile) if args.profile and round_ == 0 else None
+                spy = Path(f"{args.py_spy}.{tables}") if args.py_spy and round_ == 0 else None
+                result = await run_once(
+                    mode,
+                    tables,
+                    args.seconds,
+                    args.warmup,
+                    args.seed,
+                    profile,
+                    spy,
+                    storage=storage,
+                    processes=args.processes,
+                    pictures=args.pictures == "on",
+                    pin=args.pin,
+                )
+                group[index].append(result)
+                print(
+                    f"  {mode} x{tables} (round {round_ + 1}): {result.clicks} clicks,"
+                    f" {result.interactions} interactions, {result.cpu:.2f} s CPU in"
+                    f" {result.seconds:.1f} s; requests {result.requests}",
+                    flush=True,
+                )
+        groups.append(group)
     print()
-    for line in report(pairs):
+    for line in report(groups):
         print(line)
-    if len(pairs) > 1:
+    if len(groups) > 1:
         # RSS also grows by things paid once (SQLite's page cache, the allocator's pools):
         # the slope between the smallest and the largest run is what one more table costs.
-        for index, mode in enumerate(("cardtable", "baseline")):
-            low, high = pairs[0][index], pairs[-1][index]
+        for index, mode in enumerate(modes):
+            low, high = median_run(groups[0][index]), median_run(groups[-1][index])
             if high.tables > low.tables:
                 slope = (high.rss_loaded - high.rss_idle) - (low.rss_loaded - low.rss_idle)
                 per_table = slope / (high.tables - low.tables) / 1024
@@ -801,17 +830,21 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
                     f"({low.tables} -> {high.tables} tables)"
                 )
     print(
-        "\nratio: CPU per click over the do-nothing baseline's; vs +DM: over the do-nothing"
-        " bot making the same REST calls (the answer and a DM edit); base+DM's ratio: the DM"
-        " edit's own cost"
+        "\nCPU ms/click: the median over the rounds (the run shown is the median one);"
+        " cardtable ÷: cardtable's CPU per click over that bot's, in the same rounds"
+    )
+    print(
+        "baseline: a do-nothing discord.py bot answering with edit_message; base+DM: and"
+        " editing the clicker's DM; lean: answering with the plain callback, as cardtable"
+        " does; lean+DM: both, the leanest bot making a move's REST calls"
     )
     print(
         "1-core/s: the clicks per second one whole core would answer at this CPU per click"
         " (the contention-free ceiling; clicks/s is what this machine gave during the run)"
     )
     print(
-        f"targets: CPU ratio <= {CPU_RATIO_TARGET}, >= {CLICKS_TARGET:.0f} clicks/s, "
-        f"<= {MEMORY_TARGET_KB:.0f} KB per running table (SQLite, one process)"
+        f"targets: CPU ratio <= {CPU_RATIO_TARGET} (over baseline), >= {CLICKS_TARGET:.0f}"
+        f" clicks/s, <= {MEMORY_TARGET_KB:.0f} KB per running table (SQLite, one process)"
     )
     if args.postgres:
         print("DB ms: the PostgreSQL server's CPU per click (postmaster and backends), apart")
@@ -821,6 +854,12 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
             " each process's growth per table it runs), latencies merged"
         )
     return 0
+
+
+def median_run(results: list[Result]) -> Result:
+    """The run with the median CPU per click (the lower middle one of an even count)."""
+    ordered = sorted(results, key=lambda result: result.cpu_ms_per_interaction)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 async def memory(args: argparse.Namespace, storage: Database) -> int:
@@ -898,9 +937,19 @@ def parse_args() -> argparse.Namespace:
         "--memory", action="store_true", help="measure the Python heap per table instead"
     )
     parser.add_argument(
-        "--no-dm-baseline",
+        "--baselines",
+        nargs="*",
+        choices=sorted(BASELINES),
+        default=list(DEFAULT_BASELINES),
+        help="the do-nothing bots to run beside cardtable (default: baseline lean+DM)",
+    )
+    parser.add_argument(
+        "--pin",
         action="store_true",
-        help="skip the do-nothing bot that also edits a DM per click",
+        help="each bot process on a CPU of its own, the driver on the rest (one-core figures)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="runs of each bot, interleaved; medians shown"
     )
     parser.add_argument(
         "--py-spy", default=None, help="sample the bot with py-spy into FILE.<tables> (raw)"

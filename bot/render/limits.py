@@ -13,6 +13,7 @@ from typing import Any
 
 import discord
 
+from bot.render.components import StaticView
 from bot.table.spec import MessageFields
 
 CONTENT = 2000
@@ -201,13 +202,51 @@ def _embed_units(embed: discord.Embed, where: str, index: int) -> int:
     return units(field.value if where == "value" else field.name)
 
 
+def _fits_as_is(embed: discord.Embed) -> tuple[bool, int]:
+    """Whether each of an embed's texts is within its own limit and it has at most 25
+    fields; and the characters of all its texts.
+
+    Read from the embed's payload: the Embed properties make a proxy object per field and
+    per read, and every table message of every move comes through here.
+    """
+    data: dict[str, Any] = dict(embed.to_dict())
+    fields = data.get("fields") or ()
+    if len(fields) > FIELDS:
+        return False, 0
+    total = 0
+    for text, limit in (
+        (data.get("title"), TITLE),
+        (data.get("description"), DESCRIPTION),
+        ((data.get("footer") or {}).get("text"), FOOTER),
+        ((data.get("author") or {}).get("name"), AUTHOR),
+    ):
+        if text:
+            total += len(text)
+            if 2 * len(text) > limit and units(text) > limit:
+                return False, 0
+    for field in fields:
+        name, value = field.get("name") or "", field.get("value") or ""
+        total += len(name) + len(value)
+        if (2 * len(name) > FIELD_NAME and units(name) > FIELD_NAME) or (
+            2 * len(value) > FIELD_VALUE and units(value) > FIELD_VALUE
+        ):
+            return False, 0
+    return True, total
+
+
 def fit_embeds(embeds: list[discord.Embed]) -> None:
     """Shorten embeds in place: each text within its limit, all texts within 6,000."""
+    characters = 0
     for embed in embeds:
-        _fit_embed(embed)
+        fits, length = _fits_as_is(embed)
+        if fits:
+            characters += length
+        else:
+            _fit_embed(embed)
+            characters += sum(len(text) for text in _texts(embed))
     # A character is at most 2 units: embeds this short cannot be over the total (a table's
     # message, nearly always), and counting every text's units is skipped.
-    if 2 * sum(len(text) for embed in embeds for text in _texts(embed)) <= EMBED_TOTAL:
+    if 2 * characters <= EMBED_TOTAL:
         return
     # A few rounds at most: each shortens the longest text by the whole excess.
     for _ in range(4 * (FIELDS * 2 + 3) * max(len(embeds), 1)):
@@ -224,8 +263,31 @@ def _inner(item: Any) -> Any:
     return item.item if isinstance(item, discord.ui.DynamicItem) else item
 
 
+def fit_components(view: StaticView) -> None:
+    """Shorten the labels, placeholders and options of a StaticView's payloads in place."""
+    for row in view.rows:
+        for component in row:
+            label = component.get("label")
+            if label and units(label) > BUTTON_LABEL:
+                component["label"] = shorten(label, BUTTON_LABEL)
+            placeholder = component.get("placeholder")
+            if placeholder and units(placeholder) > PLACEHOLDER:
+                component["placeholder"] = shorten(placeholder, PLACEHOLDER)
+            options = component.get("options")
+            if options is not None:
+                options = component["options"] = options[:OPTIONS]
+                for option in options:
+                    for key in ("label", "value", "description"):
+                        text = option.get(key)
+                        if text and units(text) > OPTION_TEXT:
+                            option[key] = shorten(text, OPTION_TEXT)
+
+
 def fit_view(view: discord.ui.View) -> None:
     """Shorten button labels, select placeholders and options in place."""
+    if isinstance(view, StaticView):
+        fit_components(view)
+        return
     for child in view.children:
         item = _inner(child)
         if isinstance(item, discord.ui.Button):

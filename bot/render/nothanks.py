@@ -8,8 +8,8 @@ from typing import Any
 import discord
 
 from bot.engines.nothanks import PASS, PlayerView, rank_standings, runs, score
-from bot.i18n import t
-from bot.render.components import TableButton, static_view
+from bot.i18n import t, translated_text
+from bot.render.components import StaticView, custom_id, static_view
 from bot.render.images import nothanks as pictures
 from bot.render.images.cache import Picture
 from bot.render.limits import fit
@@ -30,24 +30,26 @@ def format_runs(cards: list[int]) -> str:
 
 def history_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[str]:
     """The last few moves in words, newest last."""
-    lines = []
-    for move in game.history[-HISTORY_LINES:]:
-        player = facts.name(game.players[move.seat])
-        if move.action is PASS:
-            lines.append(t("nothanks.log.pass", locale, player=player, card=move.card))
-        elif move.chips_on_card == 0:
-            lines.append(t("nothanks.log.take_none", locale, player=player, card=move.card))
-        else:
-            lines.append(
-                t(
-                    "nothanks.log.take",
-                    locale,
-                    player=player,
-                    card=move.card,
-                    count=move.chips_on_card,
-                )
-            )
-    return lines
+    return [
+        _move_line(
+            facts.name(game.players[move.seat]),
+            move.action is PASS,
+            move.card,
+            move.chips_on_card,
+            locale,
+        )
+        for move in game.history[-HISTORY_LINES:]
+    ]
+
+
+@translated_text
+def _move_line(player: str, passed: bool, card: int, chips: int, locale: object) -> str:
+    """One move in words (cached: each stays in the last moves for five moves)."""
+    if passed:
+        return t("nothanks.log.pass", locale, player=player, card=card)
+    if chips == 0:
+        return t("nothanks.log.take_none", locale, player=player, card=card)
+    return t("nothanks.log.take", locale, player=player, card=card, count=chips)
 
 
 def heading(card: object, chips: int, locale: object) -> str:
@@ -59,11 +61,16 @@ def heading(card: object, chips: int, locale: object) -> str:
 
 def _player_cards(game: PlayerView, player: str, locale: object) -> str:
     """A player's runs and card points on one line: '12–14 · 27 — **66** points'."""
-    cards = game.cards[player]
+    return _cards_line(tuple(game.cards[player]), locale)
+
+
+@translated_text
+def _cards_line(cards: tuple[int, ...], locale: object) -> str:
+    """The line for these cards (cached: a player's cards change only when they take)."""
     if not cards:
         return t("nothanks.game.no_cards", locale)
-    points = score(cards, 0)
-    text = t("nothanks.game.cards", locale, runs=format_runs(cards), points=points)
+    points = score(list(cards), 0)
+    text = t("nothanks.game.cards", locale, runs=format_runs(list(cards)), points=points)
     return " — ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
@@ -237,25 +244,22 @@ def rules_embed(locale: object) -> discord.Embed:
     return embed
 
 
-def game_view(facts: TableFacts, game: PlayerView, locale: object) -> discord.ui.View:
+_GAME_BUTTONS = (
+    ("take", "nothanks.button.take", discord.ButtonStyle.success, None),
+    ("pass", "nothanks.button.pass", discord.ButtonStyle.danger, None),
+    ("chips", "nothanks.button.chips", discord.ButtonStyle.secondary, "🪙"),
+)
+
+
+def game_view(facts: TableFacts, game: PlayerView, locale: object) -> StaticView:
     """Take, No thanks! and My chips, stamped with the current move number."""
     view = static_view()
-    buttons = (
-        ("take", "nothanks.button.take", discord.ButtonStyle.success, None),
-        ("pass", "nothanks.button.pass", discord.ButtonStyle.danger, None),
-        ("chips", "nothanks.button.chips", discord.ButtonStyle.secondary, "🪙"),
-    )
-    for action, key, style, emoji in buttons:
-        view.add_item(
-            TableButton.make(
-                facts.game,
-                facts.id,
-                game.move_number,
-                action,
-                label=t(key, locale),
-                style=style,
-                emoji=emoji,
-            )
+    for action, key, style, emoji in _GAME_BUTTONS:
+        view.add_button(
+            custom_id(facts.game, facts.id, game.move_number, action),
+            label=t(key, locale),
+            style=style,
+            emoji=emoji,
         )
     return view
 

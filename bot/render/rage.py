@@ -23,7 +23,7 @@ from bot.engines.rage import (
 from bot.engines.rage.cards import CHANGE_TRUMP, MINUS_FIVE, NO_TRUMP, PLUS_FIVE
 from bot.engines.rage.scoring import ScoreSheet
 from bot.i18n import t
-from bot.render.components import TableButton, static_view
+from bot.render.components import TableButton, custom_id, static_view
 from bot.render.images import rage as pictures
 from bot.render.images.cache import Picture
 from bot.render.limits import fit
@@ -277,19 +277,12 @@ def rules_embed(locale: object) -> discord.Embed:
 
 def table_view(facts: TableFacts, state: RageView, locale: object) -> discord.ui.View:
     """The one public button: Show my hand (bids and plays happen in the private view)."""
-    view = static_view()
-    view.add_item(
-        TableButton.make(
-            facts.game,
-            facts.id,
-            state.move_number,
-            "hand",
-            label=t("rage.button.hand", locale),
-            style=discord.ButtonStyle.primary,
-            emoji="🂠",
-        )
+    return static_view().add_button(
+        custom_id(facts.game, facts.id, state.move_number, "hand"),
+        label=t("rage.button.hand", locale),
+        style=discord.ButtonStyle.primary,
+        emoji="🂠",
     )
-    return view
 
 
 def trick_plays(facts: TableFacts, plays: Sequence[TrickPlay], locale: object) -> str:
@@ -361,17 +354,11 @@ def hand_message(
 
     def button(action: str, label: str, arg: str, *, disabled: bool = False) -> None:
         style = discord.ButtonStyle.secondary if disabled else discord.ButtonStyle.primary
-        components.add_item(
-            TableButton.make(
-                facts.game,
-                facts.id,
-                move,
-                action,
-                label=label,
-                arg=arg,
-                style=style,
-                disabled=disabled,
-            )
+        components.add_button(
+            custom_id(facts.game, facts.id, move, action, arg),
+            label=label,
+            style=style,
+            disabled=disabled,
         )
 
     if view.phase is Phase.BIDDING and my_turn:

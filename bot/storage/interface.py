@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Collection, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -86,6 +86,7 @@ class Storage(ABC):
         *,
         expect_revision: int | None = None,
         result: GameResult | None = None,
+        columns: Collection[str] | None = None,
     ) -> None:
         """Write the table and the move that produced it in one transaction.
 
@@ -96,11 +97,15 @@ class Storage(ABC):
         With a ``result`` (a game that ends), the records are written in the same
         transaction: the game, its players and, for a finished game, the new ratings,
         whose changes are also put into ``record.meta["rating_changes"]``.
+
+        ``columns`` names the columns that changed (of ``work.TABLE_COLUMNS``); the others
+        are left as stored. Every column is written when it is None.
         """
         if record.id is None:
             raise ValueError("save_table needs a table that was created first")
         expected = record.revision if expect_revision is None else expect_revision
-        await self._save(record, move, expected, time.time(), result)
+        written = work.saved_columns(columns)
+        await self._save(record, move, expected, time.time(), result, written)
         record.revision = expected + 1
 
     async def _save(
@@ -110,9 +115,10 @@ class Storage(ABC):
         expected: int,
         now: float,
         result: GameResult | None,
+        columns: tuple[str, ...] = work.TABLE_COLUMNS,
     ) -> None:
         """The save itself (bot.storage.work.update_table); a backend may do it faster."""
-        await self._transaction(work.update_table, record, move, expected, now, result)
+        await self._transaction(work.update_table, record, move, expected, now, result, columns)
 
     async def record_game(self, result: GameResult) -> dict[str, float]:
         """Keep a game that ended outside a table save (back-fills); its rating changes."""

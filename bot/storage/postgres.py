@@ -70,17 +70,20 @@ def numbered(sql: str) -> str:
     return "".join(out)
 
 
-# A move and the state it produced in one statement: one round trip, atomic on its own.
-# Data-modifying WITH parts always run to completion, so the move is logged exactly when
-# the revision matched; the count says whether it did.
-SAVE_WITH_MOVE = numbered(
-    f"WITH updated AS ({work.UPDATE_TABLE} RETURNING id),"
-    " logged AS (INSERT INTO moves (table_id, move_number, player, action, at)"
-    " SELECT id, CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT),"
-    " CAST(? AS DOUBLE PRECISION) FROM updated RETURNING 1)"
-    " SELECT COUNT(*) FROM updated"
-)
-SAVE = numbered(work.UPDATE_TABLE)
+@functools.lru_cache(maxsize=64)
+def save_with_move(columns: tuple[str, ...] = work.TABLE_COLUMNS) -> str:
+    """A move and the state it produced in one statement: one round trip, atomic on its own.
+
+    Data-modifying WITH parts always run to completion, so the move is logged exactly when
+    the revision matched; the count says whether it did.
+    """
+    return numbered(
+        f"WITH updated AS ({work.update_sql(columns)} RETURNING id),"
+        " logged AS (INSERT INTO moves (table_id, move_number, player, action, at)"
+        " SELECT id, CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT),"
+        " CAST(? AS DOUBLE PRECISION) FROM updated RETURNING 1)"
+        " SELECT COUNT(*) FROM updated"
+    )
 
 
 class _Transaction:
@@ -236,19 +239,20 @@ class PostgresStorage(Storage):
         expected: int,
         now: float,
         result: GameResult | None,
+        columns: tuple[str, ...] = work.TABLE_COLUMNS,
     ) -> None:
         """A move (or a lobby change) is one statement and one round trip; the end of a
         game, with its records and ratings, is the shared multi-statement transaction."""
         if result is not None:
-            await super()._save(record, move, expected, now, result)
+            await super()._save(record, move, expected, now, result, columns)
             return
-        params = (*work.columns_of(record), now, record.id, expected)
+        params = (*work.values_of(record, columns), now, record.id, expected)
         if move is None:
-            tag = await self._pool.execute(SAVE, *params)
+            tag = await self._pool.execute(numbered(work.update_sql(columns)), *params)
             changed = int(str(tag).rsplit(" ", 1)[-1])
         else:
             changed = await self._pool.fetchval(
-                SAVE_WITH_MOVE, *params, record.move_number, move[0], move[1], now
+                save_with_move(columns), *params, record.move_number, move[0], move[1], now
             )
         if changed != 1:
             raise StaleWrite(f"table {record.id} is no longer at revision {expected}")

@@ -88,8 +88,9 @@ def _in_transactions(connection: sqlite3.Connection, batch: list[_Job]) -> list[
     return outcomes
 
 
-# A unit of work waiting for the database thread: the unit, its arguments, its future.
-_Job = tuple[Work[Any], tuple[Any, ...], "asyncio.Future[Any]"]
+# A unit of work for the database thread: the unit, its arguments, its future (None for
+# a unit its caller awaits directly).
+_Job = tuple[Work[Any], tuple[Any, ...], "asyncio.Future[Any] | None"]
 
 
 class SqliteStorage(Storage):
@@ -164,11 +165,29 @@ class SqliteStorage(Storage):
         It joins the next batch (see the class): in order with every other write, and one
         failing unit rolls back only itself.
         """
+        if self._writer is None and not self._write.locked():
+            # The database thread is idle: this unit goes over at once, from this task (a
+            # writer task would cost a task and a wake-up more); units that arrive
+            # meanwhile wait for the writer that follows it.
+            return await self._write_now(unit, args)
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._waiting.append((unit, args, future))
         if self._writer is None:
             self._writer = asyncio.get_running_loop().create_task(self._write_batches())
         return await future
+
+    async def _write_now(self, unit: Work[T], args: tuple[Any, ...]) -> T:
+        """One unit on the idle database thread; then the writer takes what came meanwhile."""
+        try:
+            async with self._write:
+                outcomes = await self._in_thread(_in_transactions, [(unit, args, None)])
+        finally:
+            if self._waiting and self._writer is None:
+                self._writer = asyncio.get_running_loop().create_task(self._write_batches())
+        ok, value = outcomes[0]
+        if not ok:
+            raise value
+        return cast(T, value)
 
     async def _write_batches(self) -> None:
         """Hand the waiting units to the database thread, a batch per hop, until none wait."""
@@ -181,7 +200,7 @@ class SqliteStorage(Storage):
                 except BaseException as error:
                     # The thread itself failed (closed connection): every unit of the batch.
                     for _, _, future in batch:
-                        if not future.done():
+                        if future is not None and not future.done():
                             future.set_exception(
                                 error if isinstance(error, Exception) else RuntimeError(error)
                             )
@@ -189,7 +208,7 @@ class SqliteStorage(Storage):
                         raise
                     continue
                 for (_, _, future), (ok, value) in zip(batch, outcomes, strict=True):
-                    if future.done():
+                    if future is None or future.done():
                         continue  # its caller was cancelled; the unit ran all the same
                     if ok:
                         future.set_result(value)
@@ -199,7 +218,7 @@ class SqliteStorage(Storage):
             self._writer = None
             # Cancelled (the loop shutting down): whoever still waits must hear of it.
             for _, _, future in self._waiting:
-                if not future.done():
+                if future is not None and not future.done():
                     future.set_exception(RuntimeError("the database writer stopped"))
             self._waiting = []
 

@@ -7,7 +7,9 @@ they run on a pooled connection; on SQLite the whole function runs on the databa
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Collection
 from typing import Any
 
 from bot.records.ratings import Rating, rate
@@ -60,12 +62,62 @@ async def insert_table(tx: Transaction, record: TableRecord, now: float) -> int:
     return int(rows[0][0])
 
 
-# A save: the columns (columns_of), the time, then the id and the revision it replaces.
-UPDATE_TABLE = (
-    "UPDATE tables SET message_id = ?, host_id = ?, status = ?, options = ?,"
-    " seats = ?, state = ?, move_number = ?, meta = ?, updated_at = ?,"
-    " revision = revision + 1 WHERE id = ? AND revision = ?"
+# The columns a save may write, in the order columns_of gives them.
+TABLE_COLUMNS = (
+    "message_id",
+    "host_id",
+    "status",
+    "options",
+    "seats",
+    "state",
+    "move_number",
+    "meta",
 )
+
+
+@functools.lru_cache(maxsize=64)
+def update_sql(columns: tuple[str, ...] = TABLE_COLUMNS) -> str:
+    """The save of these columns: their values (values_of), the time, then the id and
+    the revision it replaces."""
+    assigned = "".join(f"{column} = ?, " for column in columns)
+    return (
+        f"UPDATE tables SET {assigned}updated_at = ?,"
+        " revision = revision + 1 WHERE id = ? AND revision = ?"
+    )
+
+
+# A save of every column (columns_of), the time, then the id and the revision it replaces.
+UPDATE_TABLE = update_sql()
+
+
+def values_of(record: TableRecord, columns: tuple[str, ...]) -> tuple[Any, ...]:
+    """The values a save of these columns writes, in their order."""
+    if columns == TABLE_COLUMNS:
+        return columns_of(record)
+    return tuple(_column_value(record, column) for column in columns)
+
+
+def _column_value(record: TableRecord, column: str) -> Any:
+    if column == "options":
+        return dump(record.options)
+    if column == "seats":
+        return dump(record.seats)
+    if column == "state":
+        return None if record.state is None else dump(record.state)
+    if column == "meta":
+        return dump(record.meta)
+    return getattr(record, column)
+
+
+def saved_columns(columns: Collection[str] | None) -> tuple[str, ...]:
+    """The columns to write, in the save's order (every column for None); ValueError for
+    a name that is not one."""
+    if columns is None:
+        return TABLE_COLUMNS
+    unknown = set(columns) - set(TABLE_COLUMNS)
+    if unknown:
+        raise ValueError(f"not table columns: {sorted(unknown)}")
+    return tuple(column for column in TABLE_COLUMNS if column in columns)
 
 
 async def update_table(
@@ -75,15 +127,19 @@ async def update_table(
     expected: int,
     now: float,
     result: GameResult | None = None,
+    columns: tuple[str, ...] = TABLE_COLUMNS,
 ) -> None:
-    """Save a table at revision ``expected``, its move and, for a game that ends, its records."""
+    """Save a table at revision ``expected`` (these columns of it), its move and, for a
+    game that ends, its records."""
     if result is not None:
         changes = await record_game(tx, result)
         if changes:
             record.meta = {**record.meta, "rating_changes": changes}
+            if "meta" not in columns:
+                columns = saved_columns({*columns, "meta"})
     changed = await tx.execute(
-        UPDATE_TABLE,
-        *columns_of(record),
+        update_sql(columns),
+        *values_of(record, columns),
         now,
         record.id,
         expected,

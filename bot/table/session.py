@@ -9,7 +9,6 @@ or a save that fails, leaves memory and the database exactly as they were.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -37,8 +36,22 @@ class Draft:
         live = session.record
         self.spec = session.spec
         self.now = now
-        self.record = dataclasses.replace(
-            live, options=dict(live.options), seats=list(live.seats), meta={}
+        # Field by field rather than dataclasses.replace, which inspects the fields anew
+        # on every call: every click makes a draft.
+        self.record = TableRecord(
+            game=live.game,
+            channel_id=live.channel_id,
+            host_id=live.host_id,
+            guild_id=live.guild_id,
+            status=live.status,
+            options=dict(live.options),
+            seats=list(live.seats),
+            state=live.state,
+            move_number=live.move_number,
+            message_id=live.message_id,
+            meta={},
+            id=live.id,
+            revision=live.revision,
         )
         self.meta = session.meta.copy()
         self._live_engine = session.engine
@@ -254,6 +267,20 @@ class Draft:
         if self._was_running and self.record.status in ("finished", "abandoned"):
             self.game_result = self._game_result()
         self.record.meta = self.meta.to_dict()
+
+    def changed_columns(self, live: TableRecord) -> list[str]:
+        """The stored columns this change writes: the metadata, and what differs from
+        ``live`` (a move writes its state; a lobby change its seats or status)."""
+        record = self.record
+        changed = [
+            column
+            for column in ("message_id", "host_id", "status", "options", "seats")
+            if getattr(record, column) != getattr(live, column)
+        ]
+        if record.state is not live.state or record.move_number != live.move_number:
+            changed += ("state", "move_number")
+        changed.append("meta")
+        return changed
 
     def _game_result(self) -> GameResult:
         """What the records keep of the game that ends with this change."""
@@ -492,6 +519,7 @@ class TableSession:
                 draft.move,
                 expect_revision=self.record.revision,
                 result=draft.game_result,
+                columns=draft.changed_columns(self.record),
             )
         except Exception as error:
             log.warning(

@@ -109,3 +109,27 @@ def test_no_chips_on_the_card_reads_so() -> None:
     assert render.heading(27, 3, "en") == "🃏 27 · 🪙 3"
     assert render.heading(27, 0, "en") == "🃏 27 · no chips"
     assert render.heading(27, 0, "ru") == "🃏 27 · без монеток"
+
+
+async def test_a_move_makes_two_requests_and_asks_nothing_back(simcord_env: Env) -> None:
+    """A move is answered by one interaction callback that does not ask for the edited
+    message back, and the mover's living DM is edited once: nothing else goes to Discord."""
+    table = await open_table(simcord_env, 3)
+    actor = table.active()
+    await table.click(actor, "No thanks!")  # the first move: the living DM starts here
+    actor = table.active()
+    await table.click(actor, "No thanks!")
+    before = len(simcord_env.http_requests)
+    actor = table.active()
+    await table.click(actor, "No thanks!")
+    made = simcord_env.http_requests[before:]
+    assert [(r.method, r.path.split("/")[1]) for r in made] == [
+        ("POST", "interactions"),
+        ("PATCH", "channels"),
+    ]
+    callback, dm = made
+    assert not callback.params.get("with_response")
+    assert callback.json["type"] == 7 and callback.json["data"]["embeds"]
+    assert dm.path.startswith(f"/channels/{actor.user.dm_channel.id}/messages/")
+    assert dm.json == {"content": dms(actor)[0], "tts": False, "allowed_mentions": {"parse": []}}
+    assert f"move {table.game.move_number}" in (table.message.embeds[0].footer.text or "")

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import json
 import logging
 import sqlite3
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -266,6 +267,58 @@ async def test_human_move_is_saved_with_its_log_row(h: Harness, spec: GameSpec) 
     assert await h.storage.moves(session.id) == [(1, player, str(action))]
     assert await stored(h, session) == session.record
     assert h.publisher.refreshed[-1] == (session.id, session.revision, "running")
+
+
+@SPECS
+async def test_each_change_writes_only_the_columns_it_changed(h: Harness, spec: GameSpec) -> None:
+    """A join writes the seats, a start the status and the game, a move the game and its
+    move number: the metadata always, the rest never, and the stored row is as in memory."""
+    writes: list[list[str]] = []
+    save = h.storage.save_table
+
+    async def recording(record: TableRecord, *args: Any, **kwargs: Any) -> None:
+        writes.append(sorted(kwargs["columns"]))
+        await save(record, *args, **kwargs)
+
+    h.storage.save_table = recording  # type: ignore[method-assign]
+    session = await open_lobby(h, spec)
+    await seat(session, BEN, CID)
+    assert writes[-1] == ["meta", "seats"]
+    await session.change(lambda d: d.start(HOST, 7))
+    assert writes[-1] == ["meta", "move_number", "state", "status"]
+    player = acting(session)
+    action = a_legal_move(session, player)
+    await session.change(lambda d: d.human_move(player, action, expected_move=0, locale=None))
+    assert writes[-1] == ["meta", "move_number", "state"]
+    await session.change(lambda d: d.set_message(4242))
+    assert writes[-1] == ["message_id", "meta"]
+    assert await stored(h, session) == session.record
+
+
+def test_a_draft_copies_every_field_of_the_record() -> None:
+    """The draft's copy of the record is written field by field (for speed): a field added
+    to TableRecord must be copied too, or a change would silently reset it."""
+    values = {
+        "game": "nothanks",
+        "channel_id": 5,
+        "host_id": 6,
+        "guild_id": 7,
+        "status": "running",
+        "options": {"open_chips": True},
+        "seats": [6, 8, 12],
+        "state": NOTHANKS.new_engine(["6", "8", "12"], 1, {}).to_dict(),
+        "move_number": 0,
+        "message_id": 9,
+        "meta": {},
+        "id": 10,
+        "revision": 11,
+    }
+    assert set(values) == {f.name for f in dataclasses.fields(TableRecord)}
+    live = TableRecord(**values)  # type: ignore[arg-type]
+    session = TableSession(NOTHANKS, live, cast(Storage, None), asyncio.Lock(), lambda: T0)
+    drafted = Draft(session, T0).record
+    assert drafted == live
+    assert drafted.options is not live.options and drafted.seats is not live.seats
 
 
 @SPECS

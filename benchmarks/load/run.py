@@ -11,8 +11,10 @@ interleaved; the medians are reported):
   buttons of the same size (the issue's comparator); **base+DM** also edits the clicking
   player's DM in place, the REST traffic of a real No Thanks! move; **lean** answers with
   the plain interaction callback that cardtable uses (no ``with_response``, nothing
-  parsed back); **lean+DM** does both: the leanest bot making a move's REST calls, so
-  cardtable's CPU over it is cardtable's own work. Default: baseline and lean+DM.
+  parsed back); **lean+DM** does both: the leanest bot making a move's REST calls;
+  **lean+DM+save** also commits each click to SQLite before answering (a table's state,
+  metadata and move row in one transaction), so cardtable's CPU over it is the game's own
+  work. Default: baseline and lean+DM.
 
 The driver opens one No Thanks! table per guild the way people do (``/nothanks start``,
 two Join clicks, Start), follows each game with its own copy of the engine (the state read
@@ -21,7 +23,8 @@ to play, as fast as answers come back: one outstanding click per table. A finish
 is followed by a new one in the same channel. After a warm-up, it measures for
 ``--seconds``: clicks answered per second, click-to-answer latency (INTERACTION_CREATE
 sent → interaction callback received), the bot's CPU time (user + system, from
-/proc/<pid>/stat) per interaction answered, and RSS with N tables running minus RSS idle.
+/proc/<pid>/stat) per interaction answered (and how much of it the event loop's thread
+used), and RSS with N tables running minus RSS idle.
 
 Database and processes: SQLite in one process by default; ``--database-url
 postgresql://…`` runs the bot on that PostgreSQL server, ``--postgres`` on a throw-away
@@ -102,6 +105,7 @@ BASELINES: dict[str, tuple[str, ...]] = {
     "base+DM": ("--living-dm",),  # ... and edits the clicker's DM, as a move does
     "lean": ("--lean",),  # answers with the plain callback, as cardtable does
     "lean+DM": ("--lean", "--living-dm"),  # the leanest bot with a move's REST traffic
+    "lean+DM+save": ("--lean", "--living-dm", "--save"),  # ... and a move's durable save
 }
 DEFAULT_BASELINES = ("baseline", "lean+DM")
 CLICKS_TARGET = 1000.0
@@ -111,6 +115,12 @@ MEMORY_TARGET_KB = 50.0
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process (all its threads) so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def loop_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process's main thread (the event loop's) so far."""
+    fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
@@ -371,6 +381,7 @@ class Result:
     errors: int
     deferred: int
     cpu: float
+    loop_cpu: float  # of cpu, the main threads' (the event loop; the rest: worker threads)
     db_cpu: float | None  # the PostgreSQL server's, when it runs here (--postgres)
     latencies: list[float]
     rss_idle: int  # summed over the processes, as is rss_loaded
@@ -415,7 +426,11 @@ class Result:
     @property
     def setup(self) -> str:
         """Database and process count, e.g. ``postgres×2`` (the baseline stores nothing)."""
-        return f"{self.store if self.mode == 'cardtable' else 'no db'}×{self.processes}"
+        if self.mode == "cardtable":
+            store = self.store
+        else:
+            store = "sqlite" if "--save" in BASELINES.get(self.mode, ()) else "no db"
+        return f"{store}×{self.processes}"
 
 
 def make_guilds(count: int) -> list[FakeGuild]:
@@ -611,6 +626,7 @@ async def run_once(
                 window.open = True
                 db_before = storage.cpu()
                 cpu_before, started = sum(map(cpu_seconds, pids)), time.perf_counter()
+                loop_before = sum(map(loop_cpu_seconds, pids))
                 spies = [
                     sample(pid, seconds, numbered(py_spy, index, processes))
                     for index, pid in enumerate(pids)
@@ -618,6 +634,7 @@ async def run_once(
                 ]
                 await asyncio.sleep(seconds)
                 cpu_after, ended = sum(map(cpu_seconds, pids)), time.perf_counter()
+                loop_after = sum(map(loop_cpu_seconds, pids))
                 db_after = storage.cpu()
                 for spy in spies:
                     if spy is not None:
@@ -644,6 +661,7 @@ async def run_once(
                     errors=window.errors,
                     deferred=window.deferred,
                     cpu=cpu_after - cpu_before,
+                    loop_cpu=loop_after - loop_before,
                     db_cpu=None if db_after is None or db_before is None else db_after - db_before,
                     latencies=window.latencies,
                     rss_idle=rss_idle,
@@ -809,7 +827,8 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
                 group[index].append(result)
                 print(
                     f"  {mode} x{tables} (round {round_ + 1}): {result.clicks} clicks,"
-                    f" {result.interactions} interactions, {result.cpu:.2f} s CPU in"
+                    f" {result.interactions} interactions, {result.cpu:.2f} s CPU"
+                    f" ({result.loop_cpu:.2f} s on the event loop's thread) in"
                     f" {result.seconds:.1f} s; requests {result.requests}",
                     flush=True,
                 )
@@ -836,7 +855,8 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
     print(
         "baseline: a do-nothing discord.py bot answering with edit_message; base+DM: and"
         " editing the clicker's DM; lean: answering with the plain callback, as cardtable"
-        " does; lean+DM: both, the leanest bot making a move's REST calls"
+        " does; lean+DM: both, the leanest bot making a move's REST calls; lean+DM+save:"
+        " and committing each click to SQLite first (state, metadata and move row)"
     )
     print(
         "1-core/s: the clicks per second one whole core would answer at this CPU per click"

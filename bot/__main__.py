@@ -17,7 +17,13 @@ from bot.app import create_bot
 from bot.health import clear_heartbeat
 from bot.instance_lock import InstanceLock, acquire
 from bot.settings import ConfigError, RedactingFilter, Settings, hide_password, load_settings
-from bot.storage import MIGRATIONS, SchemaTooNew, ShardClaimed, schema_version_of
+from bot.storage import (
+    MIGRATIONS,
+    SchemaTooNew,
+    ShardClaimed,
+    ShardCountMismatch,
+    schema_version_of,
+)
 from bot.storage.copy import CopyRefused, copy_to_postgres
 from bot.storage.postgres import probe
 
@@ -180,9 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except discord.PrivilegedIntentsRequired:
         print("cardtable: error: a privileged intent is not enabled for this bot", file=sys.stderr)
         return EXIT_CONFIG
-    except (ShardClaimed, SchemaTooNew) as error:
+    except (ShardClaimed, ShardCountMismatch, SchemaTooNew) as error:
         # Raised while the bot opens its storage (setup_hook): another process owns one of
-        # our shards, or another version migrated the database meanwhile.
+        # our shards or splits the guilds into another number of shards, or another
+        # version migrated the database meanwhile.
         print(f"cardtable: error: {error}", file=sys.stderr)
         return EXIT_CONFIG
     except KeyboardInterrupt:

@@ -244,7 +244,7 @@ class CardtableBot(commands.AutoShardedBot):
         self.storage = await Storage.open(self.settings.storage_target)
         if self.serve_tables:
             # Before anything is restored: a second process claiming these shards stops here.
-            await self.storage.claim_shards(self.shard_set.claims())
+            await self.storage.claim_shards(self.shard_set.claims(), self.shard_set.count or 0)
             log.info("running %s", self.shard_set)
         self.languages = GuildLanguages(self.storage)
         self.images = GuildImages(self.storage)

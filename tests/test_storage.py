@@ -20,6 +20,7 @@ from bot.storage import (
     ChannelBusy,
     SchemaTooNew,
     ShardClaimed,
+    ShardCountMismatch,
     SqliteStorage,
     StaleWrite,
     Storage,
@@ -696,6 +697,36 @@ async def test_second_claim_of_a_shard_is_refused(storage: Storage, backend: Bac
         await other.claim_shards([0, 1])
     finally:
         await other.close()
+
+
+async def test_another_shard_count_is_refused(storage: Storage, backend: Backend) -> None:
+    """Processes splitting the guilds into different shard counts never run side by side."""
+    await storage.claim_shards([0, 1], 4)
+    other = await reopen(backend)
+    third = await reopen(backend)
+    try:
+        if backend.name == "sqlite":
+            await other.claim_shards([0], 2)  # a no-op: bot.instance_lock refuses instead
+            return
+        # Shard 0 of 2 holds guilds of shards 0 and 2 of 4: the shard ids alone miss it.
+        with pytest.raises(ShardCountMismatch) as raised:
+            await other.claim_shards([1], 2)
+        assert (raised.value.count, raised.value.others) == (2, (4,))
+        assert "SHARD_COUNT=2" in str(raised.value) and "SHARD_COUNT=4" in str(raised.value)
+        # Nor may a process running every shard (the count left to Discord) join them.
+        with pytest.raises(ShardCountMismatch, match="SHARD_COUNT unset"):
+            await other.claim_shards([0], 0)
+        # The refusals kept nothing: the same count and other shards are welcome.
+        await other.claim_shards([2, 3], 4)
+        # A claim refused for its shards gives its count up again.
+        with pytest.raises(ShardClaimed):
+            await third.claim_shards([3], 4)
+        await storage.close()
+        await other.close()
+        await third.claim_shards([0], 2)  # everyone on 4 is gone: 2 may start
+    finally:
+        await other.close()
+        await third.close()
 
 
 # -- the upgrade path -----------------------------------------------------------------------

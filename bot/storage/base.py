@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,6 +22,28 @@ class ChannelBusy(Exception):
 
 class StaleWrite(Exception):
     """A save named a revision the database no longer holds: someone wrote newer state."""
+
+
+class ShardCountMismatch(RuntimeError):
+    """Another process on the same database splits the guilds into another number of shards.
+
+    A guild's shard depends on the count, so two processes with different counts could
+    both run one guild's tables without ever claiming the same shard id.
+    """
+
+    def __init__(self, count: int, others: Iterable[int]) -> None:
+        self.count = count
+        self.others = tuple(sorted(others))
+        listed = ", ".join(_count_name(other) for other in self.others)
+        super().__init__(
+            f"this process runs {_count_name(count)}, but another cardtable process on this"
+            f" database runs {listed}; give every process the same SHARD_COUNT, or stop the"
+            " others first"
+        )
+
+
+def _count_name(count: int) -> str:
+    return "every shard (SHARD_COUNT unset)" if count == 0 else f"SHARD_COUNT={count}"
 
 
 class ShardClaimed(RuntimeError):

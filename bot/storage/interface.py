@@ -62,8 +62,13 @@ class Storage(ABC):
         """Apply every migration the database has not seen yet, each in its own transaction."""
 
     @abstractmethod
-    async def claim_shards(self, shard_ids: Sequence[int]) -> None:
-        """Own these shards for the life of this storage; ShardClaimed if another has one."""
+    async def claim_shards(self, shard_ids: Sequence[int], shard_count: int | None = None) -> None:
+        """Own these shards for the life of this storage; ShardClaimed if another has one.
+
+        ``shard_count`` is the number of shards the guilds are split into (0: every shard,
+        the count left to Discord); ShardCountMismatch if another process runs another
+        count. None leaves the count unchecked.
+        """
 
     @abstractmethod
     async def read(self, query: str, params: Sequence[Any] = ()) -> list[Any]:

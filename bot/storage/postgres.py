@@ -17,7 +17,14 @@ import asyncpg  # type: ignore[import-untyped]
 
 from bot.records.results import GameResult
 from bot.storage import work
-from bot.storage.base import Dialect, SchemaTooNew, ShardClaimed, StaleWrite, TableRecord
+from bot.storage.base import (
+    Dialect,
+    SchemaTooNew,
+    ShardClaimed,
+    ShardCountMismatch,
+    StaleWrite,
+    TableRecord,
+)
 from bot.storage.interface import Storage, Work
 from bot.storage.schema import MIGRATIONS, postgres_ddl
 
@@ -28,6 +35,9 @@ log = logging.getLogger(__name__)
 # shard id, or MIGRATION_LOCK while a process migrates the schema.
 LOCK_KEY = 0x63617264
 MIGRATION_LOCK = -1
+CLAIM_LOCK = -2  # held while a process checks the shard count and claims its shards
+# The first key of the shared lock every process holds on its shard count ("carc").
+COUNT_KEY = 0x63617263
 CONNECT_TIMEOUT = 10.0
 POOL_SIZE = 10
 
@@ -134,6 +144,7 @@ class PostgresStorage(Storage):
         self._pool = pool
         self._claim: asyncpg.Connection | None = None
         self._claimed: list[int] = []
+        self._count: int | None = None  # the shard count this process holds a lock on
 
     @classmethod
     async def connect(cls, url: str, *, pool_size: int = POOL_SIZE) -> PostgresStorage:
@@ -158,6 +169,7 @@ class PostgresStorage(Storage):
         """Give up the shards claimed, then close the pool (again is harmless)."""
         if self._claim is not None:
             claim, self._claim = self._claim, None
+            self._count = None  # its shared lock goes with the connection
             try:
                 await claim.close()
             except (OSError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError):
@@ -196,32 +208,65 @@ class PostgresStorage(Storage):
                     "SELECT pg_advisory_unlock($1, $2)", LOCK_KEY, MIGRATION_LOCK
                 )
 
-    async def claim_shards(self, shard_ids: Sequence[int]) -> None:
+    async def claim_shards(self, shard_ids: Sequence[int], shard_count: int | None = None) -> None:
         """Own these shards until close (or until the process dies and PostgreSQL notices).
 
         One session advisory lock per shard, on a connection of its own outside the pool;
         ShardClaimed naming every shard another process holds (and none is kept then).
+        With a ``shard_count``, a shared lock on it too: ShardCountMismatch if another
+        process holds one on another count. Claims take turns, so two processes starting
+        together with different counts cannot both pass the check.
         """
         if self._claim is None:
             self._claim = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
             self._claim.add_termination_listener(self._claim_lost)
-        taken: list[int] = []
-        held: list[int] = []
-        for shard in sorted(set(shard_ids)):
-            got = await self._claim.fetchval("SELECT pg_try_advisory_lock($1, $2)", LOCK_KEY, shard)
-            (taken if got else held).append(shard)
-        if held:
-            for shard in taken:
-                await self._claim.fetchval("SELECT pg_advisory_unlock($1, $2)", LOCK_KEY, shard)
-            raise ShardClaimed(held)
+        claim = self._claim
+        await claim.execute("SELECT pg_advisory_lock($1, $2)", LOCK_KEY, CLAIM_LOCK)
+        try:
+            counted = shard_count is not None and shard_count != self._count
+            if counted:
+                await self._hold_count(claim, int(shard_count or 0))
+            taken: list[int] = []
+            held: list[int] = []
+            for shard in sorted(set(shard_ids)):
+                got = await claim.fetchval("SELECT pg_try_advisory_lock($1, $2)", LOCK_KEY, shard)
+                (taken if got else held).append(shard)
+            if held:
+                for shard in taken:
+                    await claim.fetchval("SELECT pg_advisory_unlock($1, $2)", LOCK_KEY, shard)
+                if counted:
+                    await claim.fetchval(
+                        "SELECT pg_advisory_unlock_shared($1, $2)", COUNT_KEY, self._count
+                    )
+                    self._count = None
+                raise ShardClaimed(held)
+        finally:
+            await claim.execute("SELECT pg_advisory_unlock($1, $2)", LOCK_KEY, CLAIM_LOCK)
         self._claimed = sorted({*self._claimed, *taken})
         log.info("claimed shards %s", taken)
+
+    async def _hold_count(self, claim: asyncpg.Connection, count: int) -> None:
+        """Hold a shared lock on the shard count; ShardCountMismatch if others run another."""
+        others = await claim.fetch(
+            "SELECT DISTINCT objid::bigint AS count FROM pg_locks WHERE locktype = 'advisory'"
+            " AND classid = $1::bigint::oid AND objsubid = 2 AND granted"
+            " AND pid <> pg_backend_pid()",
+            COUNT_KEY,
+        )
+        counts = {int(row["count"]) for row in others} - {count}
+        if counts:
+            raise ShardCountMismatch(count, counts)
+        if self._count is not None:
+            await claim.fetchval("SELECT pg_advisory_unlock_shared($1, $2)", COUNT_KEY, self._count)
+        await claim.fetchval("SELECT pg_advisory_lock_shared($1, $2)", COUNT_KEY, count)
+        self._count = count
 
     def _claim_lost(self, connection: object) -> None:
         """The claim's connection died (not closed by us): the shards are no longer ours."""
         if self._claim is None:
             return  # closed on purpose
         self._claim = None
+        self._count = None
         # Another process may now claim these shards; saves stay safe (revisions), but
         # timers could run twice. Say so loudly: the operator restarts this process.
         log.critical(

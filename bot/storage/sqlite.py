@@ -151,7 +151,7 @@ class SqliteStorage(Storage):
             for version, step in enumerate(MIGRATIONS[current:], start=current + 1):
                 await self._in_thread(_in_transaction, work.apply_step, (step, version))
 
-    async def claim_shards(self, shard_ids: Sequence[int]) -> None:
+    async def claim_shards(self, shard_ids: Sequence[int], shard_count: int | None = None) -> None:
         """Nothing to do: the instance lock (bot.instance_lock) keeps a file to one process."""
 
     async def read(self, query: str, params: Sequence[Any] = ()) -> list[Any]:

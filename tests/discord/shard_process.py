@@ -27,7 +27,7 @@ from simcord import Env
 
 from bot.app import create_bot
 from bot.settings import Settings
-from bot.storage import ShardClaimed, Storage
+from bot.storage import ShardClaimed, ShardCountMismatch, Storage
 from bot.table.session import Draft, TableSession
 from bot.table.shards import ShardSet
 from bot.table.tables import Tables
@@ -50,16 +50,16 @@ def guild_of(shard: int) -> int:
     return (10 + shard) << 22
 
 
-async def play(url: str, shard: int, folder: Path) -> None:
+async def play(url: str, shard: int, folder: Path, count: int = SHARD_COUNT) -> None:
     """The real bot on SimCord: open, play, restart mid-game, play to the end."""
     settings = Settings(
         token=TEST_TOKEN,
         database=folder / "cardtable.db",  # the heartbeat's folder; the data is in PostgreSQL
         database_url=url,
-        shard_count=SHARD_COUNT,
+        shard_count=count,
         shard_ids=(shard,),
     )
-    env = Env(create_bot(settings), shard_count=SHARD_COUNT)
+    env = Env(create_bot(settings), shard_count=count)
     await env.start()
     try:
         await env.bot.tree.sync()
@@ -96,7 +96,7 @@ async def resume(url: str, shard: int) -> None:
     """A replacement process after a crash: claim the shard, restore, finish its games."""
     storage = await Storage.open(url)
     try:
-        await storage.claim_shards([shard])
+        await storage.claim_shards([shard], SHARD_COUNT)
         gate = asyncio.Event()  # timers held: this test moves the games itself
 
         async def ready() -> None:
@@ -132,15 +132,17 @@ async def move(session: TableSession) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Run one phase; exit 2 if the shard is another process's."""
+    """Run one phase (of a shard count other than 2 if a fourth argument says so); exit 2 if
+    the shard is another process's or the others run another count."""
     url, shard, phase = argv[0], int(argv[1]), argv[2]
+    count = int(argv[3]) if len(argv) > 3 else SHARD_COUNT
     try:
         if phase == "play":
             with tempfile.TemporaryDirectory() as folder:
-                asyncio.run(play(url, shard, Path(folder)))
+                asyncio.run(play(url, shard, Path(folder), count))
         else:
             asyncio.run(resume(url, shard))
-    except ShardClaimed as error:
+    except (ShardClaimed, ShardCountMismatch) as error:
         print(f"cardtable: error: {error}", file=sys.stderr)
         return EXIT_CLAIMED
     return 0

@@ -252,9 +252,9 @@ async def test_a_process_claims_its_shards_before_it_restores_their_tables(
     backend = type(simcord_env.bot.storage)
     claim, read = backend.claim_shards, backend.open_tables
 
-    async def claiming(self: Storage, shard_ids: Sequence[int]) -> None:
-        calls.append(("claim", tuple(shard_ids)))
-        await claim(self, shard_ids)
+    async def claiming(self: Storage, shard_ids: Sequence[int], count: int | None = None) -> None:
+        calls.append(("claim", tuple(shard_ids), count))
+        await claim(self, shard_ids, count)
 
     async def reading(self: Storage, game: str | None = None) -> list[Any]:
         calls.append(("restore",))
@@ -263,7 +263,8 @@ async def test_a_process_claims_its_shards_before_it_restores_their_tables(
     monkeypatch.setattr(backend, "claim_shards", claiming)
     monkeypatch.setattr(backend, "open_tables", reading)
     await simcord_env.restart_bot(shard_bot((1,)))
-    assert calls == [("claim", (1,)), ("restore",)]
+    count = simcord_env.bot.shard_set.count
+    assert count and calls == [("claim", (1,), count), ("restore",)]
 
     calls.clear()
     rows: list[TableRecord | None] = [

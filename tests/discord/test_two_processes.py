@@ -2,7 +2,8 @@
 
 Each process is tests/discord/shard_process.py: the real bot on SimCord, in an OS process
 of its own. They play at once, restart mid-game, and never see each other's table; a
-third process asking for a shard already run refuses to start; a process killed mid-game
+third process asking for a shard already run refuses to start, and so does one that
+splits the guilds into another number of shards; a process killed mid-game
 is replaced by one that takes its shard over and finishes its game.
 """
 
@@ -27,10 +28,10 @@ REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 240
 
 
-def start(url: str, shard: int, phase: str = "play") -> subprocess.Popen[str]:
-    """A bot process for one shard, talking JSON lines on stdout."""
+def start(url: str, shard: int, phase: str = "play", count: int = 2) -> subprocess.Popen[str]:
+    """A bot process for one shard of ``count``, talking JSON lines on stdout."""
     return subprocess.Popen(
-        [sys.executable, "-m", "tests.discord.shard_process", url, str(shard), phase],
+        [sys.executable, "-m", "tests.discord.shard_process", url, str(shard), phase, str(count)],
         cwd=REPO,
         env=clean_environment(),
         stdin=subprocess.PIPE,
@@ -113,7 +114,8 @@ def finished_cleanly(url: str, said: dict[str, Any]) -> None:
 
 def test_two_processes_play_their_own_shards_at_once(postgres_url: str) -> None:
     """Shards 0 and 1 in two processes: both play, restart and finish; neither restores,
-    times or refreshes the other's table, and a second claimant of a shard cannot start."""
+        times or refreshes the other's table; a second claimant of a shard cannot start, nor can
+    a process with another shard count."""
     processes = [start(postgres_url, 0), start(postgres_url, 1)]
     try:
         opened = [next_event(process, "opened") for process in processes]
@@ -123,6 +125,13 @@ def test_two_processes_play_their_own_shards_at_once(postgres_url: str) -> None:
         assert ended(third) == 2
         assert third.stderr is not None
         assert "shard 1 already claimed" in third.stderr.read()
+        # Shard 3 of 4 is claimed by nobody, but its guilds are in shard 1 of 2.
+        other_count = start(postgres_url, 3, count=4)
+        assert ended(other_count) == 2
+        assert other_count.stderr is not None
+        assert "another cardtable process on this database runs SHARD_COUNT=2" in (
+            other_count.stderr.read()
+        )
 
         for process in processes:
             go(process)

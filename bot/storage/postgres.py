@@ -250,7 +250,9 @@ class PostgresStorage(Storage):
         others = await claim.fetch(
             "SELECT DISTINCT objid::bigint AS count FROM pg_locks WHERE locktype = 'advisory'"
             " AND classid = $1::bigint::oid AND objsubid = 2 AND granted"
-            " AND pid <> pg_backend_pid()",
+            " AND pid <> pg_backend_pid()"
+            # Advisory locks are per database: another database's bots are not ours.
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
             COUNT_KEY,
         )
         counts = {int(row["count"]) for row in others} - {count}

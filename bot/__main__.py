@@ -180,6 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         collector.tune()
         bot.freeze_when_ready = True
         bot.run(settings.token, log_handler=None)
+        return bot.exit_status
     except discord.LoginFailure:
         print("cardtable: error: DISCORD_TOKEN was refused by Discord (reset it?)", file=sys.stderr)
         return EXIT_CONFIG

@@ -140,6 +140,9 @@ class CardtableBot(commands.AutoShardedBot):
         # False for `python -m bot sync`, beside a running bot: it must neither claim that
         # bot's shards nor restore (and so refresh or quarantine) its tables.
         self.serve_tables = serve_tables
+        # What `python -m bot` exits with once the bot has closed (1: it had to stop).
+        self.exit_status = 0
+        self._stopping: asyncio.Task[None] | None = None
         # Each game's cog registers itself here, so a click finds its game by name.
         self.table_cogs: dict[str, ClickHandler] = {}
         # `python -m bot` sets it: a test process must not freeze its fixtures out of reach.
@@ -245,6 +248,7 @@ class CardtableBot(commands.AutoShardedBot):
         if self.serve_tables:
             # Before anything is restored: a second process claiming these shards stops here.
             await self.storage.claim_shards(self.shard_set.claims(), self.shard_set.count or 0)
+            self.storage.on_claim_lost = self.stop_for_lost_claim
             log.info("running %s", self.shard_set)
         self.languages = GuildLanguages(self.storage)
         self.images = GuildImages(self.storage)
@@ -324,6 +328,14 @@ class CardtableBot(commands.AutoShardedBot):
             await answer_error(interaction, UserError("error.unavailable"))
             return
         await cog.on_click(interaction, click)
+
+    def stop_for_lost_claim(self, reason: str) -> None:
+        """The shards' claim is lost for good: stop (exit status 1), so that a supervisor
+        restarts the process, which then claims its shards or refuses to start."""
+        log.critical("stopping: the shards of this process are no longer its own (%s)", reason)
+        self.exit_status = 1
+        if self._stopping is None:
+            self._stopping = asyncio.get_running_loop().create_task(self.close())
 
     async def close(self) -> None:
         """Stop the heartbeat, close Discord, the thinking workers, then the database."""

@@ -8,7 +8,7 @@ import dataclasses
 import gc
 import logging
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -770,27 +770,82 @@ async def test_older_schema_is_upgraded_in_place(
         await storage.close()
 
 
+TERMINATE_CLAIM = (
+    "SELECT pg_terminate_backend(pid) FROM pg_locks"
+    " WHERE locktype = 'advisory' AND objid = 5 AND pid <> pg_backend_pid()"
+)
+
+
+async def until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    """Wait for a condition the storage's background work makes true."""
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the condition never came true")
+
+
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)
-async def test_lost_claim_is_reported(
+async def test_lost_claim_is_claimed_again(
     storage: Storage, backend: Backend, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """If the server drops the claim's connection, the process says so at CRITICAL."""
-    await storage.claim_shards([5])
+    """If the server drops the claim's connection, the shards and the count are claimed
+    again on a new one, and the process goes on."""
+    await storage.claim_shards([5], 3)
+    lost: list[str] = []
+    storage.on_claim_lost = lost.append
     caplog.clear()
-    with caplog.at_level(logging.CRITICAL, logger="bot.storage.postgres"):
-        await backend.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_locks"
-            " WHERE locktype = 'advisory' AND objid = 5 AND pid <> pg_backend_pid()"
-        )
-        for _ in range(100):
-            if any(r.levelno >= logging.CRITICAL for r in caplog.records):
-                break
-            await asyncio.sleep(0.05)
-    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.CRITICAL] == [
-        "lost the database connection holding shards [5]: restart this process"
-    ]
+    with caplog.at_level(logging.WARNING, logger="bot.storage.postgres"):
+        await backend.execute(TERMINATE_CLAIM)
+        await until(lambda: any("claimed shards [5] again" in r.message for r in caplog.records))
+    errors = [r.message for r in caplog.records if r.levelno == logging.ERROR]
+    assert errors == ["lost the database connection holding shards [5]; claiming them again"]
+    assert lost == []
     other = await reopen(backend)
     try:
-        await other.claim_shards([5])  # free again: the server let go with the connection
+        with pytest.raises(ShardClaimed):
+            await other.claim_shards([5], 3)  # ours again
+        with pytest.raises(ShardCountMismatch):
+            await other.claim_shards([6], 4)  # and so is the count's lock
     finally:
         await other.close()
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+async def test_lost_claim_taken_meanwhile_stops_the_process(
+    storage: Storage,
+    backend: Backend,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """If another process claims the shards before they are claimed again, the storage
+    says so at CRITICAL and tells its owner (the bot stops); it keeps nothing."""
+    import bot.storage.postgres
+
+    monkeypatch.setattr(bot.storage.postgres, "RECLAIM_DELAYS", (0.5, 0.5))
+    await storage.claim_shards([5])
+    lost: list[str] = []
+    storage.on_claim_lost = lost.append
+    other = await reopen(backend)
+    try:
+        with caplog.at_level(logging.CRITICAL, logger="bot.storage.postgres"):
+            await backend.execute(TERMINATE_CLAIM)
+            for _ in range(100):
+                try:
+                    await other.claim_shards([5])
+                    break
+                except ShardClaimed:
+                    await asyncio.sleep(0.02)  # the server has not let go yet
+            await until(lambda: bool(lost))
+        assert "shard 5 already claimed" in lost[0]
+        assert [r.getMessage() for r in caplog.records if r.levelno >= logging.CRITICAL] == [
+            "lost the database connection holding shards [5] and could not claim them again:"
+            f" {lost[0]}; this process must stop running them"
+        ]
+    finally:
+        await other.close()
+    third = await reopen(backend)
+    try:
+        await third.claim_shards([5])  # the refused attempts kept nothing
+    finally:
+        await third.close()

@@ -32,6 +32,9 @@ class Storage(ABC):
     """The bot's database, SQLite or PostgreSQL: tables, their move logs and the records."""
 
     dialect: Dialect
+    # Called (with the reason) when the shards claimed can no longer be held: the process
+    # must stop running them. Only PostgreSQL claims can be lost.
+    on_claim_lost: Callable[[str], None] | None = None
 
     @classmethod
     async def open(cls, target: Path | str, *, busy_timeout: float = 5.0) -> Storage:

@@ -8,6 +8,8 @@ one dedicated connection for the life of the process.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import logging
 from collections.abc import Sequence
@@ -39,6 +41,8 @@ CLAIM_LOCK = -2  # held while a process checks the shard count and claims its sh
 # The first key of the shared lock every process holds on its shard count ("carc").
 COUNT_KEY = 0x63617263
 CONNECT_TIMEOUT = 10.0
+# Seconds before each attempt to claim the shards again after their connection died.
+RECLAIM_DELAYS = (0.0, 1.0, 2.0, 4.0, 8.0)
 POOL_SIZE = 10
 
 POSTGRES = Dialect(
@@ -145,6 +149,7 @@ class PostgresStorage(Storage):
         self._claim: asyncpg.Connection | None = None
         self._claimed: list[int] = []
         self._count: int | None = None  # the shard count this process holds a lock on
+        self._reclaiming: asyncio.Task[None] | None = None
 
     @classmethod
     async def connect(cls, url: str, *, pool_size: int = POOL_SIZE) -> PostgresStorage:
@@ -167,6 +172,11 @@ class PostgresStorage(Storage):
 
     async def close(self) -> None:
         """Give up the shards claimed, then close the pool (again is harmless)."""
+        if self._reclaiming is not None:
+            self._reclaiming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reclaiming
+            self._reclaiming = None
         if self._claim is not None:
             claim, self._claim = self._claim, None
             self._count = None  # its shared lock goes with the connection
@@ -264,16 +274,45 @@ class PostgresStorage(Storage):
         self._count = count
 
     def _claim_lost(self, connection: object) -> None:
-        """The claim's connection died (not closed by us): the shards are no longer ours."""
+        """The claim's connection died (not closed by us): claim the shards again at once."""
         if self._claim is None:
             return  # closed on purpose
         self._claim = None
-        self._count = None
-        # Another process may now claim these shards; saves stay safe (revisions), but
-        # timers could run twice. Say so loudly: the operator restarts this process.
+        count, self._count = self._count, None
+        if self._reclaiming is not None and not self._reclaiming.done():
+            return  # died during an attempt to claim again: that attempt's loop goes on
+        shards, self._claimed = self._claimed, []
+        # Until claimed again another process may take these shards; saves stay safe
+        # (revisions), but timers could run twice, so the gap is kept short.
+        log.error("lost the database connection holding shards %s; claiming them again", shards)
+        self._reclaiming = asyncio.get_running_loop().create_task(self._reclaim(shards, count))
+
+    async def _reclaim(self, shards: list[int], count: int | None) -> None:
+        """Claim the shards again; if they cannot be, say why to on_claim_lost."""
+        reason = "the database cannot be reached"
+        for delay in RECLAIM_DELAYS:
+            await asyncio.sleep(delay)
+            try:
+                await self.claim_shards(shards, count)
+            except (ShardClaimed, ShardCountMismatch) as error:
+                reason = str(error)
+                break  # another process runs them now: waiting will not help
+            except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+                reason = f"the database cannot be reached ({error!r})"
+                if self._claim is not None:
+                    self._claim.terminate()  # half set up: the next attempt starts afresh
+                    self._claim = None
+                continue
+            log.warning("claimed shards %s again", shards)
+            return
         log.critical(
-            "lost the database connection holding shards %s: restart this process", self._claimed
+            "lost the database connection holding shards %s and could not claim them"
+            " again: %s; this process must stop running them",
+            shards,
+            reason,
         )
+        if self.on_claim_lost is not None:
+            self.on_claim_lost(reason)
 
     async def read(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of a read-only query (the records' history, stats and leaderboards)."""

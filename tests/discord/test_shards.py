@@ -3,6 +3,7 @@ them, and refuses (privately, logged) any click or command for another shard's t
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 from collections.abc import AsyncIterator, Sequence
@@ -277,3 +278,17 @@ async def test_a_process_claims_its_shards_before_it_restores_their_tables(
     assert publisher.tree.get_command("nothanks") is not None  # the commands it publishes
     for table, before in zip((even, odd), rows, strict=True):
         assert await publisher.storage.get_table(table.table_id) == before
+
+
+async def test_a_lost_claim_stops_the_bot(simcord_env: Env) -> None:
+    """When its storage cannot claim the shards again, the bot closes and `python -m bot`
+    exits with status 1, so that a supervisor restarts it to claim them or refuse."""
+    bot = simcord_env.bot
+    assert isinstance(bot, CardtableBot) and bot.exit_status == 0
+    assert bot.storage.on_claim_lost == bot.stop_for_lost_claim
+    bot.stop_for_lost_claim("shard 1 already claimed by another cardtable process")
+    bot.stop_for_lost_claim("again")  # a second report closes nothing twice
+    stopping = bot._stopping
+    assert stopping is not None
+    await asyncio.wait_for(stopping, 10)
+    assert bot.is_closed() and bot.exit_status == 1

@@ -219,6 +219,7 @@ class FakeBot:
         self.path = path
         self.heartbeat_existed: bool | None = None
         self.freeze_when_ready = False
+        self.exit_status = 0  # what main() returns once the bot has closed
 
     def run(self, token: str, *, log_handler: object) -> None:
         """Look at the heartbeat file instead of connecting to Discord."""
@@ -239,6 +240,21 @@ def test_start_removes_an_old_heartbeat(tmp_path: Path, monkeypatch: pytest.Monk
     assert cli.main([]) == 0
     assert fake.heartbeat_existed is False
     assert fake.freeze_when_ready is True  # the real bot freezes start-up once ready
+
+
+def test_a_bot_that_had_to_stop_exits_with_its_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot that closed itself (its shards' claim lost for good) makes `python -m bot`
+    exit with the status it set, so that a supervisor restarts it."""
+    database = tmp_path / "cardtable.db"
+    fake = FakeBot(heartbeat_path(database))
+    fake.exit_status = 1
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
+    monkeypatch.setenv("CARDTABLE_DATABASE", str(database))
+    monkeypatch.setattr(cli, "create_bot", lambda settings: fake)
+    assert cli.main([]) == 1
     with acquire(database):
         pass
 

@@ -332,7 +332,8 @@ class CardtableBot(commands.AutoShardedBot):
     def stop_for_lost_claim(self, reason: str) -> None:
         """The shards' claim is lost for good: stop (exit status 1), so that a supervisor
         restarts the process, which then claims its shards or refuses to start."""
-        log.critical("stopping: the shards of this process are no longer its own (%s)", reason)
+        # The storage has logged the loss at CRITICAL; this says what the bot does about it.
+        log.error("stopping: the shards of this process are no longer its own (%s)", reason)
         self.exit_status = 1
         if self._stopping is None:
             self._stopping = asyncio.get_running_loop().create_task(self.close())

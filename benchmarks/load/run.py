@@ -112,16 +112,20 @@ CLICKS_TARGET = 1000.0
 MEMORY_TARGET_KB = 50.0
 
 
+def stat_cpu_seconds(stat: Path) -> float:
+    """User + system CPU time so far, from a /proc stat file (a process's or a thread's)."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process (all its threads) so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    return stat_cpu_seconds(Path(f"/proc/{pid}/stat"))
 
 
 def loop_cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process's main thread (the event loop's) so far."""
-    fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    return stat_cpu_seconds(Path(f"/proc/{pid}/task/{pid}/stat"))
 
 
 def server_cpu_seconds(pid: int) -> float:
@@ -425,7 +429,8 @@ class Result:
 
     @property
     def setup(self) -> str:
-        """Database and process count, e.g. ``postgres×2`` (the baseline stores nothing)."""
+        """Database and process count, e.g. ``postgres×2`` (a baseline stores nothing, or
+        in SQLite with ``--save``)."""
         if self.mode == "cardtable":
             store = self.store
         else:

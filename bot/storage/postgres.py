@@ -224,18 +224,21 @@ class PostgresStorage(Storage):
         One session advisory lock per shard, on a connection of its own outside the pool;
         ShardClaimed naming every shard another process holds (and none is kept then).
         With a ``shard_count``, a shared lock on it too: ShardCountMismatch if another
-        process holds one on another count. Claims take turns, so two processes starting
-        together with different counts cannot both pass the check.
+        process holds one on another count (a process keeps one count). Claims take turns,
+        so two processes starting together with different counts cannot both pass the check.
         """
+        if shard_count is not None and self._count not in (None, shard_count):
+            raise ShardCountMismatch(shard_count, [self._count])  # one count per process
         if self._claim is None:
             self._claim = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
             self._claim.add_termination_listener(self._claim_lost)
         claim = self._claim
         await claim.execute("SELECT pg_advisory_lock($1, $2)", LOCK_KEY, CLAIM_LOCK)
         try:
-            counted = shard_count is not None and shard_count != self._count
-            if counted:
-                await self._hold_count(claim, int(shard_count or 0))
+            counted = False
+            if shard_count is not None and self._count is None:
+                await self._hold_count(claim, shard_count)
+                counted = True
             taken: list[int] = []
             held: list[int] = []
             for shard in sorted(set(shard_ids)):
@@ -268,8 +271,6 @@ class PostgresStorage(Storage):
         counts = {int(row["count"]) for row in others} - {count}
         if counts:
             raise ShardCountMismatch(count, counts)
-        if self._count is not None:
-            await claim.fetchval("SELECT pg_advisory_unlock_shared($1, $2)", COUNT_KEY, self._count)
         await claim.fetchval("SELECT pg_advisory_lock_shared($1, $2)", COUNT_KEY, count)
         self._count = count
 

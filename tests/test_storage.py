@@ -26,6 +26,7 @@ from bot.storage import (
     Storage,
     TableRecord,
 )
+from bot.table.shards import shard_of
 from tests.backends import Backend
 
 LATEST = len(MIGRATIONS)
@@ -351,6 +352,33 @@ async def test_open_tables_filters_by_game(storage: Storage) -> None:
     assert [r.id for r in await storage.open_tables("nothanks")] == [nothanks.id]
     assert [r.id for r in await storage.open_tables("rage")] == [rage.id]
     assert await storage.open_tables("other") == []
+
+
+@pytest.mark.parametrize(
+    ("count", "ids"),
+    [(1, [0]), (2, [0]), (2, [1]), (4, [1, 3]), (4, [0, 1, 2, 3]), (7, [5]), (7, [1, 3])],
+)
+async def test_open_tables_of_some_shards(storage: Storage, count: int, ids: list[int]) -> None:
+    """open_tables with shards reads exactly the tables Discord routes to them: the guild's
+    (guild_id >> 22) % count, direct messages on shard 0, up to the largest snowflakes."""
+    guilds: list[int | None] = [None, 1, (1 << 22) * 3, (1 << 22) * 5 + 17]
+    guilds += [(1 << 63) - 1, 1_234_567_890_123_456_789, 987_654_321 << 22]
+    created = [
+        await storage.create_table(lobby(100 + index, guild_id=guild, status=status))
+        for index, guild in enumerate(guilds)
+        for status in ("running", "finished")
+    ]
+    expected = [
+        record.id
+        for record in created
+        if record.is_open and shard_of(record.guild_id, count) in ids
+    ]
+    assert expected  # every case reads some tables, and most leave some out
+    read = await storage.open_tables(None, count, ids)
+    assert [record.id for record in read] == expected
+    assert [r.id for r in await storage.open_tables("rage", count, ids)] == []
+    with pytest.raises(ValueError, match="shard count"):
+        await storage.open_tables(None, None, ids)
 
 
 async def test_closing_a_table_removes_it_from_open_tables(storage: Storage) -> None:

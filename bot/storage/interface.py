@@ -168,8 +168,14 @@ class Storage(ABC):
         rows = await self.read("SELECT * FROM tables WHERE id = ?", (table_id,))
         return row_to_record(rows[0]) if rows else None
 
-    async def open_tables(self, game: str | None = None) -> list[TableRecord | BrokenRow]:
-        """Every lobby and running game (of one game, if given), oldest first.
+    async def open_tables(
+        self,
+        game: str | None = None,
+        shard_count: int | None = None,
+        shard_ids: Collection[int] | None = None,
+    ) -> list[TableRecord | BrokenRow]:
+        """Every lobby and running game (of one game, if given; of the guilds of these
+        shards out of ``shard_count``, if given), oldest first.
 
         A row that cannot be decoded comes back as a BrokenRow, never as an exception.
         """
@@ -178,6 +184,16 @@ class Storage(ABC):
         if game is not None:
             query += " AND game = ?"
             params = (game,)
+        if shard_ids is not None:
+            if shard_count is None or shard_count < 1:
+                raise ValueError("shard ids need a shard count")
+            ids = sorted(set(shard_ids))
+            # Discord's routing, (guild_id >> 22) % count, with direct messages on shard 0;
+            # filtered here so that a process never reads another shard's states at all.
+            query += (
+                " AND ((COALESCE(guild_id, 0) >> 22) % ?) IN (" + ", ".join("?" for _ in ids) + ")"
+            )
+            params += (shard_count, *ids)
         records: list[TableRecord | BrokenRow] = []
         for row in await self.read(query + " ORDER BY id", params):
             try:

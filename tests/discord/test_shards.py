@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -257,15 +257,21 @@ async def test_a_process_claims_its_shards_before_it_restores_their_tables(
         calls.append(("claim", tuple(shard_ids), count))
         await claim(self, shard_ids, count)
 
-    async def reading(self: Storage, game: str | None = None) -> list[Any]:
-        calls.append(("restore",))
-        return await read(self, game)
+    async def reading(
+        self: Storage,
+        game: str | None = None,
+        shard_count: int | None = None,
+        shard_ids: Collection[int] | None = None,
+    ) -> list[Any]:
+        calls.append(("restore", shard_count, None if shard_ids is None else sorted(shard_ids)))
+        return await read(self, game, shard_count, shard_ids)
 
     monkeypatch.setattr(backend, "claim_shards", claiming)
     monkeypatch.setattr(backend, "open_tables", reading)
     await simcord_env.restart_bot(shard_bot((1,)))
     count = simcord_env.bot.shard_set.count
-    assert count and calls == [("claim", (1,), count), ("restore",)]
+    # Only shard 1's tables are read from the database.
+    assert count and calls == [("claim", (1,), count), ("restore", count, [1])]
 
     calls.clear()
     rows: list[TableRecord | None] = [

@@ -188,8 +188,9 @@ class Storage(ABC):
             if shard_count is None or shard_count < 1:
                 raise ValueError("shard ids need a shard count")
             ids = sorted(set(shard_ids))
-            # Discord's routing, (guild_id >> 22) % count, with direct messages on shard 0;
-            # filtered here so that a process never reads another shard's states at all.
+            # bot.table.shards.shard_of in SQL (storage may not import the table layer;
+            # test_open_tables_of_some_shards holds the two together), filtered here so
+            # that a process never reads another shard's states at all.
             query += (
                 " AND ((COALESCE(guild_id, 0) >> 22) % ?) IN (" + ", ".join("?" for _ in ids) + ")"
             )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 def shard_of(guild_id: int | None, shard_count: int) -> int:
     """The shard Discord routes a guild's events to (shard 0 for direct messages)."""
+    # Storage.open_tables repeats this in SQL, to read only a process's own tables.
     if shard_count < 1:
         raise ValueError(f"shard_count must be at least 1, not {shard_count}")
     if guild_id is None:

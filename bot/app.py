@@ -18,7 +18,7 @@ import bot.collector as collector
 from bot.command_translator import CatalogueTranslator
 from bot.guild_images import GuildImages
 from bot.health import heartbeat_path, write_heartbeat
-from bot.interactions import answer_error
+from bot.interactions import answer_error, release
 from bot.languages import GuildLanguages
 from bot.publisher import DiscordPublisher
 from bot.render.components import TABLE_PREFIXES, Click, parse_click
@@ -313,7 +313,11 @@ class CardtableBot(commands.AutoShardedBot):
             return
         click = parse_click(interaction.data)
         if click is not None:
-            await self.route_click(interaction, click)
+            try:
+                await self.route_click(interaction, click)
+            finally:
+                # Nothing answers a table click after its route returns (no task keeps it).
+                release(interaction)
 
     async def route_click(self, interaction: discord.Interaction, click: Click) -> None:
         """Hand a table component's click to its game's cog (if the table is ours)."""

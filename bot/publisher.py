@@ -38,6 +38,9 @@ RETRY_DELAYS = (1.0, 5.0, 15.0)
 # After Discord refused a picture in a channel (no Attach Files), its tables show text
 # only for this long before a picture is tried again (the permission may be granted).
 NO_PICTURES_FOR = 600.0
+# Players whose DM channel id is remembered (a DM channel's id never changes). discord.py
+# keeps only 128 DM channels; past that every new game's first DM asked Discord again.
+DM_CHANNELS_KEPT = 10_000
 
 
 async def _shown() -> bool:
@@ -85,6 +88,7 @@ class DiscordPublisher:
         self._told: set[tuple[int, int]] = set()  # who has been told so, per table
         # One DM at a time per table and player: a refusal is seen before the next try.
         self._dm_locks: dict[tuple[int, str], _HeldLock] = {}
+        self._dm_channels: dict[int, int] = {}  # user id -> DM channel id, oldest first
         self._tidying: set[int] = set()  # tables whose old reminder is being deleted
         self.pictures = PictureCache()
         self._painting: dict[str, asyncio.Future[bytes]] = {}
@@ -481,10 +485,10 @@ class DiscordPublisher:
             letter.key, session.user_locale(player), link=session.jump_url, **letter.params
         )
         try:
-            # create_dm is cached per user and needs no members intent (no GET /users).
-            channel = await self.bot.create_dm(discord.Object(id=int(player)))
+            channel = await self._dm_channel(int(player))
             message = await channel.send(text)
         except (discord.Forbidden, discord.NotFound):
+            self._dm_channels.pop(int(player), None)
             await self.bot.tables.note_dm_closed(session, player)
             return
         except discord.HTTPException:
@@ -492,6 +496,18 @@ class DiscordPublisher:
             return
         if living is not None:
             await self._remember_living(session, player, channel.id, message.id)
+
+    async def _dm_channel(self, user_id: int) -> discord.abc.Messageable:
+        """The user's DM channel: remembered, else opened (once) through Discord."""
+        channel_id = self._dm_channels.pop(user_id, None)
+        if channel_id is None:
+            # Needs no members intent (no GET /users), unlike fetching the user.
+            opened = await self.bot.create_dm(discord.Object(id=user_id))
+            channel_id = opened.id
+        self._dm_channels[user_id] = channel_id  # now the most recently used
+        if len(self._dm_channels) > DM_CHANNELS_KEPT:
+            del self._dm_channels[next(iter(self._dm_channels))]
+        return self.bot.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
     async def _edit_living(self, session: TableSession, player: str, text: str) -> bool:
         """Edit the player's living DM in place; False if there is none to edit."""

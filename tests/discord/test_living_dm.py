@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from simcord import Env
 
+from bot import publisher
 from bot.engines.nothanks import NoThanksGame
 from bot.render import nothanks as render
 from bot.table.meta import TableMeta
@@ -133,3 +134,55 @@ async def test_a_move_makes_two_requests_and_asks_nothing_back(simcord_env: Env)
     assert dm.path.startswith(f"/channels/{actor.user.dm_channel.id}/messages/")
     assert dm.json == {"content": dms(actor)[0], "tts": False, "allowed_mentions": {"parse": []}}
     assert f"move {table.game.move_number}" in (table.message.embeds[0].footer.text or "")
+
+
+async def seat_again(table: Table, channel_name: str) -> Table:
+    """The same players open and start a new table in another channel of the guild."""
+    env = table.env
+    channel = table.guild.create_text_channel(channel_name)
+    host, *others = table.players
+    result = await host.slash(channel, "nothanks start")
+    assert result.response is not None and not result.ephemeral
+    session = env.bot.tables.in_channel(channel.id)
+    again = Table(env, table.guild, channel, table.players, result.response.id, session.id)
+    for player in others:
+        assert (await again.click(player, "Join")).acknowledged
+    await again.click(host, "Start")
+    return again
+
+
+def dm_channels_opened(env: Env) -> int:
+    """How many times the bot asked Discord for a DM channel."""
+    return sum(
+        1
+        for r in env.http_requests
+        if r.method == "POST" and r.path.endswith("/channels") and "/users/@me/" in r.path
+    )
+
+
+async def test_a_dm_channel_is_opened_once_per_player(simcord_env: Env) -> None:
+    """A later game's first DM goes to the remembered channel, past discord.py's small cache."""
+    table = await open_table(simcord_env, 3)
+    opened = dm_channels_opened(simcord_env)
+    assert 1 <= opened <= 3
+    state = simcord_env.bot._connection
+    # discord.py keeps 128 DM channels; a busy bot has long forgotten these players'.
+    state._private_channels.clear()
+    state._private_channels_by_user.clear()
+    again = await seat_again(table, "second")
+    assert dm_channels_opened(simcord_env) == opened
+    for player in table.players:
+        assert dm_requests(simcord_env, player)[0] == 2  # one living DM per game, same channel
+        assert again.session.jump_url in dms(player)[-1]
+
+
+async def test_remembered_dm_channels_are_bounded(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past DM_CHANNELS_KEPT the oldest player's channel is forgotten (and opened again)."""
+    monkeypatch.setattr(publisher, "DM_CHANNELS_KEPT", 2)
+    table = await open_table(simcord_env, 3)
+    kept = simcord_env.bot.publisher._dm_channels
+    assert len(kept) == 2
+    for player in table.players:
+        assert len(dms(player)) == 1  # everyone got their DM all the same

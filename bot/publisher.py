@@ -497,7 +497,7 @@ class DiscordPublisher:
         if living is not None:
             await self._remember_living(session, player, channel.id, message.id)
 
-    async def _dm_channel(self, user_id: int) -> discord.abc.Messageable:
+    async def _dm_channel(self, user_id: int) -> discord.PartialMessageable:
         """The user's DM channel: remembered, else opened (once) through Discord."""
         channel_id = self._dm_channels.pop(user_id, None)
         if channel_id is None:

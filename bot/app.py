@@ -256,6 +256,7 @@ class CardtableBot(commands.AutoShardedBot):
             self.storage,
             clock=now,
             ready=self.wait_until_ready,
+            is_ready=self.is_ready,
             shards=self.shard_set,
             thinking=ThinkingPool(self.settings.ai_workers),
         )

@@ -71,6 +71,7 @@ class Tables:
         *,
         clock: Callable[[], float],
         ready: Callable[[], Awaitable[object]],
+        is_ready: Callable[[], bool] = lambda: False,
         thinking: ThinkingPool | None = None,
         shards: ShardSet | None = None,
     ) -> None:
@@ -84,7 +85,7 @@ class Tables:
         self.publisher: Publisher = QuietPublisher()
         # Called after every saved change, e.g. by a game that keeps private views current.
         self.listeners: list[Callable[[TableSession], None]] = []
-        self.timers = Timers(self._on_event, clock=clock, ready=ready)
+        self.timers = Timers(self._on_event, clock=clock, ready=ready, is_ready=is_ready)
         self._by_id: dict[int, TableSession] = {}
         self._by_channel: dict[int, int] = {}
         self._locks: dict[int, asyncio.Lock] = {}

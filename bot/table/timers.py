@@ -1,8 +1,8 @@
 """Timed events of tables: computer moves, half-time pings, turn deadlines, lobby expiry.
 
-Deadlines live in each table's metadata, so they survive restarts; one asyncio task per
-table sleeps until the next thing is due. A timed move that cannot be saved is retried
-with backoff, never dropped.
+Deadlines live in each table's metadata, so they survive restarts; one loop timer per
+table waits until the next thing is due, and a task carries it out. A timed move that
+cannot be saved is retried with backoff, never dropped.
 """
 
 from __future__ import annotations
@@ -55,7 +55,14 @@ Handler = Callable[["TableSession", TimedEvent], Awaitable[None]]
 
 
 class Timers:
-    """One pending task per table for its next timed event."""
+    """One timer per table for its next timed event, and a task while it is carried out.
+
+    Once the bot is ready, waiting is a loop timer, not a sleeping task: a move replans its
+    table's next event, and cancelling a timer handle and setting another costs a fraction
+    of cancelling a task and starting one (a task's start and its cancellation each take a
+    loop step). Before, a task waits for ``ready`` first and then for the event's time by
+    ``clock``, which need not be the loop's (a test's clock).
+    """
 
     def __init__(
         self,
@@ -63,16 +70,19 @@ class Timers:
         *,
         clock: Callable[[], float],
         ready: Callable[[], Awaitable[object]],
+        is_ready: Callable[[], bool] = lambda: False,
         name: str = "table",
     ) -> None:
         self._handle = handle
         self._clock = clock
         self._ready = ready
+        self._is_ready = is_ready
         self._name = name
-        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._waiting: dict[int, asyncio.TimerHandle] = {}  # table id -> its next event's timer
+        self._tasks: dict[int, asyncio.Task[None]] = {}  # table id -> event being carried out
 
     def __len__(self) -> int:
-        return len(self._tasks)
+        return len(self._waiting.keys() | self._tasks.keys())
 
     def schedule(self, session: TableSession) -> None:
         """(Re)plan the next timed event of a table after any change."""
@@ -80,29 +90,40 @@ class Timers:
         event = next_event(session, self._clock())
         if event is None:
             return
-        self._tasks[session.id] = asyncio.create_task(
+        loop = asyncio.get_running_loop()
+        if self._is_ready():
+            delay = max(event.due - self._clock(), 0.0)
+            self._waiting[session.id] = loop.call_later(delay, self._start, session, event)
+        else:
+            self._start(session, event)
+
+    def _start(self, session: TableSession, event: TimedEvent) -> None:
+        self._waiting.pop(session.id, None)
+        self._tasks[session.id] = asyncio.get_running_loop().create_task(
             self._run(session, event), name=f"{self._name}-{session.id}-{event.kind}"
         )
 
     def cancel(self, table_id: int) -> None:
         """Stop whatever was scheduled for a table."""
+        waiting = self._waiting.pop(table_id, None)
+        if waiting is not None:
+            waiting.cancel()
         task = self._tasks.pop(table_id, None)
         if task is not None and task is not asyncio.current_task():
             task.cancel()
 
     def cancel_all(self) -> None:
         """Stop every timer (the bot is closing)."""
-        for table_id in list(self._tasks):
+        for table_id in list(self._waiting.keys() | self._tasks.keys()):
             self.cancel(table_id)
 
-    async def _sleep_until(self, due: float) -> None:
-        await self._ready()
-        delay = due - self._clock()
-        if delay > 0:
-            await asyncio.sleep(delay)
-
     async def _run(self, session: TableSession, event: TimedEvent) -> None:
-        await self._sleep_until(event.due)
+        await self._ready()
+        delay = event.due - self._clock()
+        if delay > 0:
+            # Due later than the timer fired (the clock was set back, or the bot became
+            # ready late after a restart's timers were set): wait out the rest.
+            await asyncio.sleep(delay)
         attempt = 0
         while True:
             try:

@@ -6,6 +6,7 @@ import asyncio
 import functools
 import inspect
 import logging
+import weakref
 from collections.abc import Callable, Coroutine
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -147,6 +148,60 @@ def release(interaction: discord.Interaction) -> None:
 # Discord wants an answer within 3 seconds; a click still working after this long is
 # deferred, and its message edited once the work is done.
 ANSWER_WITHIN = 2.0
+# Clicks that start answering within this span share one timer: a click is deferred after
+# between ANSWER_WITHIN - SHARED_SPAN and ANSWER_WITHIN seconds.
+SHARED_SPAN = 0.2
+
+
+class _Watch:
+    """Replies that started within one short span, and the one timer that defers the slow.
+
+    A loop timer per click costs a heap push and a pop of Python-compared handles among
+    the thousands that are pending under load; shared, it is a set insertion. A watch left
+    with no replies cancels its timer, so nothing stays scheduled once clicks are done.
+    """
+
+    __slots__ = ("closes_at", "handle", "replies", "within")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, within: float, span: float) -> None:
+        now = loop.time()
+        self.within = within
+        self.closes_at = now + span  # replies start joining another watch after this
+        self.replies: set[Reply] = set()
+        self.handle: asyncio.TimerHandle | None = loop.call_at(now + within, self._fire)
+
+    def _fire(self) -> None:
+        self.handle = None
+        replies, self.replies = self.replies, set()
+        for reply in replies:
+            reply._when_slow()
+
+    def leave(self, reply: Reply) -> None:
+        """A reply is answered or done: no longer to be deferred."""
+        self.replies.discard(reply)
+        if not self.replies and self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+
+# The watch new replies join, per event loop (tests run many loops).
+_watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Watch] = weakref.WeakKeyDictionary()
+
+
+def _watch_for(within: float) -> _Watch:
+    """A watch for a reply starting now: the open shared one, or a new one."""
+    loop = asyncio.get_running_loop()
+    if within != ANSWER_WITHIN:
+        return _Watch(loop, within, 0.0)  # its own timer
+    watch = _watches.get(loop)
+    if (
+        watch is None
+        or watch.handle is None
+        or watch.within != within
+        or watch.closes_at < loop.time()
+    ):
+        watch = _watches[loop] = _Watch(loop, within, SHARED_SPAN)
+    return watch
 
 
 class Reply:
@@ -156,16 +211,19 @@ class Reply:
     not the click was deferred meanwhile.
     """
 
+    __slots__ = ("_answering", "_defer", "_watch", "interaction", "within")
+
     def __init__(self, interaction: discord.Interaction, *, within: float | None = None) -> None:
         self.interaction = interaction
         self.within = ANSWER_WITHIN if within is None else within
-        # A timer callback, not a sleeping task: nothing waits on it unless it fires.
-        self._timer: asyncio.TimerHandle | None = None
+        # A shared timer, not a sleeping task: nothing waits on it unless it fires.
+        self._watch: _Watch | None = None
         self._defer: asyncio.Task[None] | None = None
         self._answering = False  # an answer is on its way: a late timer must not defer
 
     async def __aenter__(self) -> Reply:
-        self._timer = asyncio.get_running_loop().call_later(self.within, self._when_slow)
+        watch = self._watch = _watch_for(self.within)
+        watch.replies.add(self)
         return self
 
     async def __aexit__(
@@ -177,7 +235,7 @@ class Reply:
         await self._settle()
 
     def _when_slow(self) -> None:
-        self._timer = None
+        self._watch = None
         if not self._answering and not self.interaction.response.is_done():
             log.info("deferring a slow answer (interaction %s)", self.interaction.id)
             self._defer = asyncio.get_running_loop().create_task(self._send_defer())
@@ -189,10 +247,10 @@ class Reply:
             await self.interaction.response.defer(ephemeral=True, thinking=True)
 
     async def _settle(self) -> None:
-        """Stop the timer; if a defer is on its way, let it complete first."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        """Leave the watch; if a defer is on its way, let it complete first."""
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.leave(self)
         defer, self._defer = self._defer, None
         if defer is not None:
             await defer

@@ -36,6 +36,10 @@ those shards); the fake Discord sends each guild's events to the process of its 
 and the guilds alternate between shards. Clicks, CPU and RSS are summed over the
 processes, latencies merged.
 
+Before and after: ``--previous DIR`` also runs the cardtable of another checkout (say
+``git worktree add /tmp/prev <commit>``) in the same rounds, as **previous**; its row's
+ratio is this checkout's CPU per click over that one's, measured side by side.
+
 Run: ``uv run python benchmarks/load/run.py [--tables 1 10 100] [--seconds 20]``
 Timings on a shared machine are pessimistic; the CPU ratio is the robust figure.
 """
@@ -108,6 +112,9 @@ BASELINES: dict[str, tuple[str, ...]] = {
     "lean+DM+save": ("--lean", "--living-dm", "--save"),  # ... and a move's durable save
 }
 DEFAULT_BASELINES = ("baseline", "lean+DM")
+# The bots that are cardtable: this checkout's, and with --previous an earlier one's.
+CARDTABLES = ("cardtable", "previous")
+PREVIOUS: list[Path] = []  # --previous: the checkout "previous" runs from
 CLICKS_TARGET = 1000.0
 MEMORY_TARGET_KB = 50.0
 
@@ -250,7 +257,7 @@ class Driver:
 
     def table_id_in(self, message: dict[str, Any]) -> int:
         """The table id the bot put into its buttons (the baseline's: a made-up one)."""
-        if self.mode != "cardtable":
+        if self.mode not in CARDTABLES:
             return next(self._baseline_tables)
         for row in message.get("components", []):
             for item in row.get("components", []):
@@ -261,7 +268,7 @@ class Driver:
 
     async def game_state(self, table_id: int, players: list[str]) -> NoThanksGame:
         """The game as the bot dealt it (read once from its database); baseline: a deal."""
-        if self.mode != "cardtable":
+        if self.mode not in CARDTABLES:
             return NoThanksGame.new(players, seed=self.rng.getrandbits(63))
         for _ in range(300):
             # A Start answered by deferring is saved just after its answer: wait for it.
@@ -402,7 +409,7 @@ class Result:
     @property
     def db_ms_per_interaction(self) -> str:
         """The PostgreSQL server's CPU per interaction answered, in ms ("-": not measured)."""
-        if self.db_cpu is None or self.mode != "cardtable":
+        if self.db_cpu is None or self.mode not in CARDTABLES:
             return "-"  # the baseline stores nothing: the server idles beside it
         return f"{1000 * self.db_cpu / max(1, self.interactions):.3f}"
 
@@ -431,7 +438,7 @@ class Result:
     def setup(self) -> str:
         """Database and process count, e.g. ``postgres×2`` (a baseline stores nothing, or
         in SQLite with ``--save``)."""
-        if self.mode == "cardtable":
+        if self.mode in CARDTABLES:
             store = self.store
         else:
             store = "sqlite" if "--save" in BASELINES.get(self.mode, ()) else "no db"
@@ -515,6 +522,11 @@ def spawn(
     if shard is not None:
         env.update(SHARD_IDS=str(shard[0]), SHARD_COUNT=str(shard[1]))
     script = HERE / ("bot_process.py" if mode == "cardtable" else "baseline_bot.py")
+    if mode == "previous":
+        # The earlier checkout's own entry point, with its own code first on the path.
+        previous = PREVIOUS[0]
+        script = previous / "benchmarks" / "load" / "bot_process.py"
+        env["PYTHONPATH"] = os.pathsep.join([str(script.parent), str(previous)])
     command = [sys.executable, str(script), base_url]
     if profile is not None and mode == "cardtable":
         command += ["--profile", str(profile)]
@@ -597,7 +609,7 @@ async def run_once(
         bots: list[subprocess.Popen[bytes]] = []
         try:
             async with storage.for_run(folder) as (database_url, database):
-                if not pictures and mode == "cardtable":
+                if not pictures and mode in CARDTABLES:
                     target = database_url or folders[0] / "cardtable.db"
                     await pictures_off(target, [guild.id for guild in guilds])
                 for index, each in enumerate(folders):
@@ -807,7 +819,7 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
     """Every table count: cardtable and each baseline, ``--rounds`` times, and the report."""
     if args.memory:
         return await memory(args, storage)
-    modes = ("cardtable", *args.baselines)
+    modes = ("cardtable", *args.baselines, *(("previous",) if args.previous else ()))
     groups: list[list[list[Result]]] = []  # per table count: per mode, one result a round
     for tables in args.tables:
         group: list[list[Result]] = [[] for _ in modes]
@@ -861,7 +873,8 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
         "baseline: a do-nothing discord.py bot answering with edit_message; base+DM: and"
         " editing the clicker's DM; lean: answering with the plain callback, as cardtable"
         " does; lean+DM: both, the leanest bot making a move's REST calls; lean+DM+save:"
-        " and committing each click to SQLite first (state, metadata and move row)"
+        " and committing each click to SQLite first (state, metadata and move row);"
+        " previous: the cardtable of --previous (an earlier commit), its ratio is now/then"
     )
     print(
         "1-core/s: the clicks per second one whole core would answer at this CPU per click"
@@ -979,7 +992,20 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--py-spy", default=None, help="sample the bot with py-spy into FILE.<tables> (raw)"
     )
-    return parser.parse_args()
+    parser.add_argument(
+        "--previous",
+        type=Path,
+        default=None,
+        help="also run the cardtable of this checkout (e.g. a git worktree of an earlier"
+        " commit) in the same rounds, as 'previous': its row's ratio is before/after",
+    )
+    args = parser.parse_args()
+    if args.previous is not None:
+        script = args.previous / "benchmarks" / "load" / "bot_process.py"
+        if not script.is_file():
+            parser.error(f"--previous: {script} does not exist")
+        PREVIOUS.append(args.previous.resolve())
+    return args
 
 
 if __name__ == "__main__":

@@ -44,8 +44,8 @@ def top(path: Path, count: int) -> tuple[list[tuple[str, float]], list[tuple[str
     total = 0
     for line in path.read_text().splitlines():
         stack, _, number = line.rpartition(" ")
-        if not stack:
-            continue
+        if not stack or not number.isdigit():
+            continue  # a line py-spy --nonblocking tore while the process ran on
         samples = int(number)
         frames = [frame_name(f) for f in stack.split(";")]
         if not frames:

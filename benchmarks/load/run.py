@@ -115,6 +115,13 @@ DEFAULT_BASELINES = ("baseline", "lean+DM")
 # The bots that are cardtable: this checkout's, and with --previous an earlier one's.
 CARDTABLES = ("cardtable", "previous")
 PREVIOUS: list[Path] = []  # --previous: the checkout "previous" runs from
+
+
+def entry_point(checkout: Path) -> Path:
+    """The bot process script of a cardtable checkout (this one's, or --previous's)."""
+    return checkout / "benchmarks" / "load" / "bot_process.py"
+
+
 CLICKS_TARGET = 1000.0
 MEMORY_TARGET_KB = 50.0
 
@@ -525,7 +532,7 @@ def spawn(
     if mode == "previous":
         # The earlier checkout's own entry point, with its own code first on the path.
         previous = PREVIOUS[0]
-        script = previous / "benchmarks" / "load" / "bot_process.py"
+        script = entry_point(previous)
         env["PYTHONPATH"] = os.pathsep.join([str(script.parent), str(previous)])
     command = [sys.executable, str(script), base_url]
     if profile is not None and mode == "cardtable":
@@ -1001,7 +1008,7 @@ def parse_args() -> argparse.Namespace:
     )
     args = parser.parse_args()
     if args.previous is not None:
-        script = args.previous / "benchmarks" / "load" / "bot_process.py"
+        script = entry_point(args.previous)
         if not script.is_file():
             parser.error(f"--previous: {script} does not exist")
         PREVIOUS.append(args.previous.resolve())

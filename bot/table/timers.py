@@ -90,9 +90,9 @@ class Timers:
         event = next_event(session, self._clock())
         if event is None:
             return
-        loop = asyncio.get_running_loop()
         if self._is_ready():
             delay = max(event.due - self._clock(), 0.0)
+            loop = asyncio.get_running_loop()
             self._waiting[session.id] = loop.call_later(delay, self._start, session, event)
         else:
             self._start(session, event)

@@ -245,3 +245,71 @@ async def test_retry_stops_once_the_table_is_closed(
     assert session.status == "abandoned"
     assert session.engine is not None and session.engine.move_number == move
     assert len(h.tables.timers) == 0 and h.tables.get(session.id) is None
+
+
+# -- the ready path: loop timers that moves push later --------------------------------------
+
+
+class _Table:
+    """The little of a session the Timers read beside `next_event` (patched here)."""
+
+    def __init__(self, table_id: int) -> None:
+        self.id = table_id
+        self.is_open = True
+        self.spec = NOTHANKS
+
+
+async def test_ready_timer_fires_once_at_the_latest_planned_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Replanning later keeps the one loop timer; it fires early, sets itself again, and the
+    event runs once, at the time last planned; replanning earlier replaces the timer."""
+    from bot.table.timers import Timers
+
+    loop = asyncio.get_running_loop()
+    due: dict[int, float | None] = {}
+    monkeypatch.setattr(
+        "bot.table.timers.next_event",
+        lambda session, now: (
+            None if due[session.id] is None else TimedEvent("timeout", due[session.id], 3)
+        ),
+    )
+    ran: list[tuple[int, float, str]] = []
+
+    async def handle(session: Any, event: TimedEvent) -> None:
+        ran.append((session.id, loop.time(), event.kind))
+        session.is_open = False  # nothing more to plan
+
+    async def ready() -> None:
+        return None
+
+    timers = Timers(handle, clock=loop.time, ready=ready, is_ready=lambda: True)
+    later, earlier, dropped = _Table(1), _Table(2), _Table(3)
+    start = loop.time()
+    due[1] = start + 0.05
+    timers.schedule(cast(TableSession, later))
+    first = timers._waiting[1].handle
+    due[1] = start + 0.15  # a move: the deadline moves on
+    timers.schedule(cast(TableSession, later))
+    assert timers._waiting[1].handle is first  # no new loop timer for a later event
+
+    due[2] = start + 0.3
+    timers.schedule(cast(TableSession, earlier))
+    held = timers._waiting[2].handle
+    due[2] = start + 0.1
+    timers.schedule(cast(TableSession, earlier))
+    assert held is not None and held.cancelled()
+
+    due[3] = start + 0.05
+    timers.schedule(cast(TableSession, dropped))
+    due[3] = None  # the game ended: nothing due
+    timers.schedule(cast(TableSession, dropped))
+    assert 3 not in timers._waiting
+
+    await wait_for(lambda: len(ran) == 2)
+    await asyncio.sleep(0.1)
+    assert [table for table, _, _ in ran] == [2, 1]
+    times = {table: at - start for table, at, _ in ran}
+    assert 0.1 <= times[2] < 0.14
+    assert 0.15 <= times[1] < 0.2  # not at the first plan's 0.05
+    assert len(timers) == 0

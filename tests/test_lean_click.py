@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator, Callable
 from types import SimpleNamespace
 from typing import Any
 
+import aiohttp
 import discord
 import pytest
+from aiohttp import web
 from discord.enums import InteractionResponseType
-from discord.webhook.async_ import async_context
+from discord.http import Route
+from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
 from bot.app import slimming_clicked_messages
 from bot.interactions import update_message
@@ -153,3 +158,119 @@ def test_other_interactions_reach_discord_py_as_they_came() -> None:
         assert seen[-1] == payload
         if "message" in payload:
             assert payload["message"]["embeds"] == [{"title": "big"}]
+
+
+# -- the callback on the wire (discord.py's own adapter in place) ---------------------------
+
+
+class CallbackServer:
+    """A loopback HTTP server answering interaction callbacks with the statuses it is given."""
+
+    def __init__(self, answers: list[tuple[int, dict[str, Any] | None, dict[str, str]]]) -> None:
+        self.answers = answers
+        self.seen: list[tuple[str, str, bytes]] = []
+
+    async def callback(self, request: web.Request) -> web.Response:
+        """Record the request; answer with the next status (204 once they run out)."""
+        self.seen.append((request.method, request.path_qs, await request.read()))
+        status, body, headers = self.answers.pop(0) if self.answers else (204, None, {})
+        if body is None:
+            return web.Response(status=status, headers=headers)
+        # Exactly application/json, as Discord answers: discord.py parses nothing else.
+        headers = {"Content-Type": "application/json", **headers}
+        return web.Response(body=json.dumps(body).encode(), status=status, headers=headers)
+
+
+@pytest.fixture
+async def wire(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Callable[..., Any]]:
+    """Start a CallbackServer, point discord.py's routes at it; yields a maker of both."""
+    runners: list[web.AppRunner] = []
+    sessions: list[aiohttp.ClientSession] = []
+    monkeypatch.setattr("bot.interactions._backoff", lambda attempt: 0.01)
+
+    async def make(*answers: tuple[int, dict[str, Any] | None, dict[str, str]]) -> Any:
+        server = CallbackServer(list(answers))
+        app = web.Application()
+        app.router.add_post("/api/v10/interactions/{id}/{token}/callback", server.callback)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        runners.append(runner)
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        monkeypatch.setattr(Route, "BASE", f"http://127.0.0.1:{port}/api/v10")
+        session = aiohttp.ClientSession()
+        sessions.append(session)
+        clicked = interaction()
+        clicked._session = session
+        return server, clicked
+
+    token = async_context.set(AsyncWebhookAdapter())
+    try:
+        yield make
+    finally:
+        async_context.reset(token)
+        for session in sessions:
+            await session.close()
+        for runner in runners:
+            await runner.cleanup()
+
+
+async def test_the_callback_goes_straight_to_discord(wire: Callable[..., Any]) -> None:
+    """With discord.py's adapter, one POST of the JSON payload to the callback URL (the token
+    quoted), nothing asked back; the click counts as answered."""
+    server, clicked = await wire()
+    clicked.token = "a/b c"
+    embed = discord.Embed(title="No Thanks!", description="🃏 27")
+    view = StaticView().add_button("ct:nothanks:1:4:take", label="Take")
+    await update_message(clicked, embed=embed, view=view)
+    ((method, path, body),) = server.seen
+    assert method == "POST" and path == "/api/v10/interactions/1234/a%2Fb%20c/callback"
+    payload = json.loads(body)
+    assert payload["type"] == InteractionResponseType.message_update.value
+    assert payload["data"]["embeds"] == [embed.to_dict()]
+    assert payload["data"]["components"] == view.to_components()
+    assert payload["data"]["allowed_mentions"] == {"parse": []}
+    assert clicked.response.is_done()
+
+
+async def test_a_rate_limited_or_failed_callback_is_retried(wire: Callable[..., Any]) -> None:
+    """Discord's 429 is waited out (its body's retry_after, else its Retry-After header) and
+    a 5xx retried, as discord.py's adapter does."""
+    limited = (429, {"retry_after": 0.01, "message": "slow"}, {"Via": "1.1 google"})
+    bare = (429, None, {"Via": "1.1 google", "Retry-After": "0.01"})
+    server, clicked = await wire(limited, bare, (502, {"message": "bad gateway"}, {}))
+    await update_message(clicked, content="x")
+    assert len(server.seen) == 4 and len({body for _, _, body in server.seen}) == 1
+    assert clicked.response.is_done()
+
+
+@pytest.mark.parametrize(
+    ("answer", "error"),
+    [
+        ((404, {"message": "Unknown interaction", "code": 10062}, {}), discord.NotFound),
+        ((403, {"message": "Missing Access", "code": 50001}, {}), discord.Forbidden),
+        ((400, {"message": "Invalid Form Body", "code": 50035}, {}), discord.HTTPException),
+        ((429, {"message": "banned"}, {}), discord.HTTPException),  # Cloudflare's: no Via
+    ],
+    ids=["404", "403", "400", "429-cloudflare"],
+)
+async def test_a_refused_callback_raises_discord_pys_error(
+    wire: Callable[..., Any], answer: tuple[int, dict[str, Any], dict[str, str]], error: type
+) -> None:
+    """A refusal is raised once, as the error discord.py raises; the click is not answered."""
+    server, clicked = await wire(answer)
+    with pytest.raises(error) as raised:
+        await update_message(clicked, content="x")
+    assert raised.type is error and raised.value.status == answer[0]
+    assert len(server.seen) == 1 and not clicked.response.is_done()
+
+
+async def test_a_callback_failing_every_try_raises_a_server_error(
+    wire: Callable[..., Any],
+) -> None:
+    """Five 5xx answers in a row: DiscordServerError, after the adapter's five tries."""
+    server, clicked = await wire(*[(503, {"message": "unavailable"}, {})] * 5)
+    with pytest.raises(discord.DiscordServerError):
+        await update_message(clicked, content="x")
+    assert len(server.seen) == 5

@@ -54,30 +54,14 @@ def next_event(session: TableSession, now: float) -> TimedEvent | None:
 Handler = Callable[["TableSession", TimedEvent], Awaitable[None]]
 
 
-class _Wait:
-    """A table's loop timer and the event it waits for (which moves may have pushed later)."""
-
-    __slots__ = ("at", "due_at", "event", "handle", "session")
-
-    def __init__(self, session: TableSession, event: TimedEvent, due_at: float) -> None:
-        self.session = session
-        self.event = event
-        self.due_at = due_at  # loop time the event is due
-        self.at = due_at  # loop time the handle fires (never later than due_at)
-        self.handle: asyncio.TimerHandle | None = None
-
-
 class Timers:
     """One timer per table for its next timed event, and a task while it is carried out.
 
-    Once the bot is ready, waiting is a loop timer, not a sleeping task. A move replans its
-    table's next event, which nearly always falls later than the one planned (a turn's
-    deadline moves on with every move): the timer then stays as it is and, when it fires
-    early, sets itself again for what is due by then. A move thus touches no loop timer at
-    all; setting one is a push onto the loop's heap of Python-compared handles, and every
-    cancelled one stays in that heap until it surfaces. Before, a task waits for ``ready``
-    first and then for the event's time by ``clock``, which need not be the loop's (a
-    test's clock).
+    Once the bot is ready, waiting is a loop timer, not a sleeping task: a move replans its
+    table's next event, and cancelling a timer handle and setting another costs a fraction
+    of cancelling a task and starting one (a task's start and its cancellation each take a
+    loop step). Before, a task waits for ``ready`` first and then for the event's time by
+    ``clock``, which need not be the loop's (a test's clock).
     """
 
     def __init__(
@@ -94,7 +78,7 @@ class Timers:
         self._ready = ready
         self._is_ready = is_ready
         self._name = name
-        self._waiting: dict[int, _Wait] = {}  # table id -> its next event and timer
+        self._waiting: dict[int, asyncio.TimerHandle] = {}  # table id -> its next event's timer
         self._tasks: dict[int, asyncio.Task[None]] = {}  # table id -> event being carried out
 
     def __len__(self) -> int:
@@ -102,36 +86,16 @@ class Timers:
 
     def schedule(self, session: TableSession) -> None:
         """(Re)plan the next timed event of a table after any change."""
-        self._cancel_task(session.id)
+        self.cancel(session.id)
         event = next_event(session, self._clock())
-        if event is None or not self._is_ready():
-            self._cancel_wait(session.id)
-            if event is not None:
-                self._start(session, event)
+        if event is None:
             return
-        loop = asyncio.get_running_loop()
-        due_at = loop.time() + max(event.due - self._clock(), 0.0)
-        wait = self._waiting.get(session.id)
-        if wait is not None and wait.session is session and wait.at <= due_at:
-            # Its timer fires in time (early, at worst): only what it waits for changes.
-            wait.event = event
-            wait.due_at = due_at
-            return
-        if wait is not None and wait.handle is not None:
-            wait.handle.cancel()
-        wait = self._waiting[session.id] = _Wait(session, event, due_at)
-        wait.handle = loop.call_at(due_at, self._fire, wait)
-
-    def _fire(self, wait: _Wait) -> None:
-        if self._waiting.get(wait.session.id) is not wait:
-            return  # replaced or cancelled meanwhile
-        if wait.due_at > wait.at:
-            # Moves pushed the event later since the timer was set: wait for the rest.
-            wait.at = wait.due_at
-            wait.handle = asyncio.get_running_loop().call_at(wait.due_at, self._fire, wait)
-            return
-        wait.handle = None
-        self._start(wait.session, wait.event)
+        if self._is_ready():
+            delay = max(event.due - self._clock(), 0.0)
+            loop = asyncio.get_running_loop()
+            self._waiting[session.id] = loop.call_later(delay, self._start, session, event)
+        else:
+            self._start(session, event)
 
     def _start(self, session: TableSession, event: TimedEvent) -> None:
         self._waiting.pop(session.id, None)
@@ -139,20 +103,14 @@ class Timers:
             self._run(session, event), name=f"{self._name}-{session.id}-{event.kind}"
         )
 
-    def _cancel_wait(self, table_id: int) -> None:
-        wait = self._waiting.pop(table_id, None)
-        if wait is not None and wait.handle is not None:
-            wait.handle.cancel()
-
-    def _cancel_task(self, table_id: int) -> None:
+    def cancel(self, table_id: int) -> None:
+        """Stop whatever was scheduled for a table."""
+        waiting = self._waiting.pop(table_id, None)
+        if waiting is not None:
+            waiting.cancel()
         task = self._tasks.pop(table_id, None)
         if task is not None and task is not asyncio.current_task():
             task.cancel()
-
-    def cancel(self, table_id: int) -> None:
-        """Stop whatever was scheduled for a table."""
-        self._cancel_wait(table_id)
-        self._cancel_task(table_id)
 
     def cancel_all(self) -> None:
         """Stop every timer (the bot is closing)."""

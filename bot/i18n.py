@@ -100,23 +100,23 @@ def _memo() -> _Memo:
 
 
 _texts: list[Any] = []  # the translated_text caches, emptied with the catalogues
-F = TypeVar("F", bound=Callable[..., str])
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def translated_text(function: F) -> F:
-    """Cache a function that builds a text from translations, by its (hashable) arguments.
+    """Cache a function that builds a text (or a tuple of texts) from translations, by its
+    (hashable) arguments.
 
-    For texts a message repeats move after move (a player's cards, the last moves): the
-    cache is emptied whenever the catalogues are loaded anew, as tests do.
+    For texts a message repeats move after move (a player's cards, the last moves, button
+    labels): the cache is emptied whenever the catalogues are loaded anew, as tests do.
     """
     cached = lru_cache(maxsize=4096)(function)
     _texts.append(cached)
 
     @wraps(function)
-    def lookup(*args: Any) -> str:
+    def lookup(*args: Any) -> Any:
         _memo()  # a reload of the catalogues empties the cache first
-        text: str = cached(*args)
-        return text
+        return cached(*args)
 
     return cast(F, lookup)
 

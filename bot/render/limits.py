@@ -206,19 +206,22 @@ def _fits_as_is(embed: discord.Embed) -> tuple[bool, int]:
     """Whether each of an embed's texts is within its own limit and it has at most 25
     fields; and the characters of all its texts.
 
-    Read from the embed's payload: the Embed properties make a proxy object per field and
-    per read, and every table message of every move comes through here.
+    Read from the dicts the embed keeps its fields, footer and author in (what its payload is
+    made of): the Embed properties make a proxy object per field and per read, and its
+    payload is made again when the message is sent; every table message of every move comes
+    through here.
     """
-    data: dict[str, Any] = dict(embed.to_dict())
-    fields = data.get("fields") or ()
+    fields: list[dict[str, Any]] = getattr(embed, "_fields", None) or []
     if len(fields) > FIELDS:
         return False, 0
+    footer: dict[str, Any] = getattr(embed, "_footer", None) or {}
+    author: dict[str, Any] = getattr(embed, "_author", None) or {}
     total = 0
     for text, limit in (
-        (data.get("title"), TITLE),
-        (data.get("description"), DESCRIPTION),
-        ((data.get("footer") or {}).get("text"), FOOTER),
-        ((data.get("author") or {}).get("name"), AUTHOR),
+        (embed.title, TITLE),
+        (embed.description, DESCRIPTION),
+        (footer.get("text"), FOOTER),
+        (author.get("name"), AUTHOR),
     ):
         if text:
             total += len(text)

@@ -254,14 +254,22 @@ _GAME_BUTTONS = (
 def game_view(facts: TableFacts, game: PlayerView, locale: object) -> StaticView:
     """Take, No thanks! and My chips, stamped with the current move number."""
     view = static_view()
-    for action, key, style, emoji in _GAME_BUTTONS:
+    for action, label, style, emoji in _game_buttons(locale):
         view.add_button(
             custom_id(facts.game, facts.id, game.move_number, action),
-            label=t(key, locale),
+            label=label,
             style=style,
             emoji=emoji,
         )
     return view
+
+
+@translated_text
+def _game_buttons(locale: object) -> tuple[tuple[str, str, discord.ButtonStyle, str | None], ...]:
+    """The game's buttons in a language (cached: only their custom ids change move by move)."""
+    return tuple(
+        (action, t(key, locale), style, emoji) for action, key, style, emoji in _GAME_BUTTONS
+    )
 
 
 class NoThanksRenderer:

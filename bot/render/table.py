@@ -152,7 +152,8 @@ def public_message(public: PublicTable, renderer: GameRenderer, locale: object) 
     It pings nobody unless the game names who: mentions in its text only show names.
     """
     fields = _public_message(public, renderer, locale)
-    fields.setdefault("allowed_mentions", discord.AllowedMentions.none())
+    if "allowed_mentions" not in fields:
+        fields["allowed_mentions"] = discord.AllowedMentions.none()
     return fit(fields)
 
 

@@ -35,7 +35,8 @@ from discord.webhook.async_ import interaction_message_response_params
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.engines.nothanks import PASS, TAKE, Move
+from bot.engines.nothanks import PASS, TAKE, Move, NoThanksGame
+from bot.render.nothanks import NoThanksRenderer
 from bot.render.table import public_message
 from bot.storage import Storage, TableRecord
 from bot.table.session import Draft, TableSession
@@ -113,13 +114,15 @@ def table_payload(session: TableSession) -> dict[str, Any]:
 
 def living_text(session: TableSession) -> str:
     """The mover's living DM after their move."""
-    engine = session.running_engine()
+    engine = cast(NoThanksGame, session.running_engine())
     player = engine.acting_players()[0]
     seat = engine.players.index(player)
+    assert engine.current_card is not None  # a running game always shows a card
     applied = Move(seat, PASS, engine.current_card, engine.chips_on_card)
     (letter,) = SPEC.letters(engine, player, applied)
     view = engine.view(player)
-    return SPEC.renderer.living_dm(view, letter, session.jump_url, "en-US")
+    renderer = cast(NoThanksRenderer, SPEC.renderer)
+    return renderer.living_dm(view, letter, session.jump_url, "en-US")
 
 
 def timed(work: Callable[[TableSession], object], tables: list[TableSession], repeat: int) -> float:

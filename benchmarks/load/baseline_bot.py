@@ -132,7 +132,7 @@ class Baseline(discord.Client):
     """Answers every interaction, and does nothing else."""
 
     def __init__(self, *, living_dm: bool = False, lean: bool = False, save: bool = False) -> None:
-        shard: dict[str, int] = {}
+        shard: dict[str, Any] = {}
         if os.environ.get("SHARD_COUNT"):
             shard = {
                 "shard_count": int(os.environ["SHARD_COUNT"]),

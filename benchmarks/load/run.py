@@ -69,7 +69,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
-import asyncpg  # noqa: E402
+import asyncpg  # type: ignore[import-untyped]  # noqa: E402
 from fake_discord import (  # noqa: E402
     APPLICATION_ID,
     DISCORD_EPOCH_MS,

@@ -152,6 +152,10 @@ async def update_message(interaction: discord.Interaction, **fields: Any) -> Non
 
 
 _JSON = {"Content-Type": "application/json"}
+# A click's answer runs under its table's lock. Discord refuses a first answer after 3
+# seconds, so one still unanswered after this long has failed: give up rather than hold the
+# table for the session's default five minutes (the publisher then edits the message).
+CALLBACK_TIMEOUT = aiohttp.ClientTimeout(total=10.0)
 # Tries of a callback Discord answered with a 5xx or whose connection was reset (as
 # discord.py's webhook adapter).
 CALLBACK_TRIES = 5
@@ -195,7 +199,12 @@ async def post_callback(
     for attempt in range(CALLBACK_TRIES):
         try:
             async with session.post(
-                url, data=body, headers=_JSON, proxy=proxy, proxy_auth=proxy_auth
+                url,
+                data=body,
+                headers=_JSON,
+                proxy=proxy,
+                proxy_auth=proxy_auth,
+                timeout=CALLBACK_TIMEOUT,
             ) as response:
                 status = response.status
                 if 200 <= status < 300:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from types import SimpleNamespace
@@ -169,10 +170,12 @@ class CallbackServer:
     def __init__(self, answers: list[tuple[int, dict[str, Any] | None, dict[str, str]]]) -> None:
         self.answers = answers
         self.seen: list[tuple[str, str, bytes]] = []
+        self.delay = 0.0  # seconds before each answer
 
     async def callback(self, request: web.Request) -> web.Response:
         """Record the request; answer with the next status (204 once they run out)."""
         self.seen.append((request.method, request.path_qs, await request.read()))
+        await asyncio.sleep(self.delay)
         status, body, headers = self.answers.pop(0) if self.answers else (204, None, {})
         if body is None:
             return web.Response(status=status, headers=headers)
@@ -274,3 +277,19 @@ async def test_a_callback_failing_every_try_raises_a_server_error(
     with pytest.raises(discord.DiscordServerError):
         await update_message(clicked, content="x")
     assert len(server.seen) == 5
+
+
+async def test_a_callback_that_hangs_gives_up_and_frees_the_table(
+    wire: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A callback unanswered past its timeout raises (the table's lock is not held for the
+    session's five minutes); the click is not marked answered."""
+    monkeypatch.setattr("bot.interactions.CALLBACK_TIMEOUT", aiohttp.ClientTimeout(total=0.05))
+    server, clicked = await wire()
+    server.delay = 1.0
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(asyncio.TimeoutError):
+        await update_message(clicked, content="x")
+    assert loop.time() - started < 0.5
+    assert len(server.seen) == 1 and not clicked.response.is_done()

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import pickle
 import random
-import sys
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,13 +12,9 @@ from bot.ai import Level, RageMemory, choose_rage_action
 from bot.ai.rage_search import determinise, unseen_cards
 from bot.ai.rage_sim import NONE, SimRound
 from bot.engines.rage import Card, Colour, Phase, Play, RageOptions, RageState
+from tests.benchmark_scripts import load
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "rage_heuristic.py"
-_spec = importlib.util.spec_from_file_location("rage_heuristic", _PATH)
-assert _spec and _spec.loader
-heuristic = importlib.util.module_from_spec(_spec)
-sys.modules["rage_heuristic"] = heuristic
-_spec.loader.exec_module(heuristic)
+heuristic = load("rage_heuristic")
 
 NAMES = ("anja", "bernd", "claudia", "dieter", "emil")
 

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "click_work.py"
-_spec = importlib.util.spec_from_file_location("click_work", _PATH)
-assert _spec and _spec.loader
-click_work = importlib.util.module_from_spec(_spec)
-sys.modules["click_work"] = click_work
-_spec.loader.exec_module(click_work)
+from tests.benchmark_scripts import load
+
+click_work = load("click_work")
 
 
 def test_every_position_is_a_running_table_with_a_move_to_make() -> None:

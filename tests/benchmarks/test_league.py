@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import Counter
-from pathlib import Path
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "league.py"
-_spec = importlib.util.spec_from_file_location("league", _PATH)
-assert _spec and _spec.loader
-league = importlib.util.module_from_spec(_spec)
-sys.modules["league"] = league
-_spec.loader.exec_module(league)
+from tests.benchmark_scripts import load
+
+league = load("league")
 
 
 def _by_seat_order(lineup, seed):

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.engines.rage import JOKER, Bid, Card, Colour, Play, RageOptions, RageState
+from tests.benchmark_scripts import load
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "rage_heuristic.py"
-_spec = importlib.util.spec_from_file_location("rage_heuristic", _PATH)
-assert _spec and _spec.loader
-heuristic = importlib.util.module_from_spec(_spec)
-sys.modules["rage_heuristic"] = heuristic
-_spec.loader.exec_module(heuristic)
+heuristic = load("rage_heuristic")
 
 NAMES = ("anja", "bernd", "claudia", "dieter", "emil", "frida", "gustav", "hanna")
 

@@ -187,13 +187,17 @@ async def post_callback(
 
     The adapter serialises the requests of one webhook behind a lock made for it; a
     callback is the one request its interaction's token makes before any follow-up, so
-    there is nothing to wait for, and the lock, its deferred wrapper and the route cost a
-    busy table a tenth of its answer. Answers are handled as the adapter handles them: a
-    rate limit is waited out and retried, a 5xx and a reset connection retried with the
-    same backoff, anything else raised as discord.py's own exceptions.
+    there is nothing to wait for, and the lock, its deferred wrapper and the route were a
+    quarter of answering a click on a busy table. Answers are handled as the adapter
+    handles them (a rate limit waited out and retried, a 5xx and a reset connection retried
+    with the same backoff, anything else raised as discord.py's own exceptions), except
+    that the retries stop at CALLBACK_TIMEOUT: the adapter's backoff alone adds up to 25
+    seconds, all of it under the table's lock, long after Discord stopped taking an answer.
     """
     url = f"{Route.BASE}/interactions/{interaction_id}/{quote(token, safe='')}/callback"
     body = orjson.dumps(payload)
+    loop = asyncio.get_running_loop()
+    give_up_at = loop.time() + (CALLBACK_TIMEOUT.total or 0.0)
     response: aiohttp.ClientResponse | None = None
     data: Any = None
     for attempt in range(CALLBACK_TRIES):
@@ -214,6 +218,8 @@ async def post_callback(
                     if not response.headers.get("Via"):
                         raise discord.HTTPException(response, data)  # Cloudflare's, not Discord's
                     retry_after = _retry_after(response, data)
+                    if loop.time() + retry_after > give_up_at:
+                        raise discord.HTTPException(response, data)
                     log.warning(
                         "interaction %s's callback is rate limited; retrying in %.2f s",
                         interaction_id,
@@ -222,6 +228,8 @@ async def post_callback(
                     await asyncio.sleep(retry_after)
                     continue
                 if status >= 500:
+                    if loop.time() + _backoff(attempt) > give_up_at:
+                        raise discord.DiscordServerError(response, data)
                     await asyncio.sleep(_backoff(attempt))
                     continue
                 if status == 403:
@@ -230,7 +238,8 @@ async def post_callback(
                     raise discord.NotFound(response, data)
                 raise discord.HTTPException(response, data)
         except OSError as error:
-            if attempt < CALLBACK_TRIES - 1 and error.errno in (54, 10054):
+            retry = attempt < CALLBACK_TRIES - 1 and error.errno in (54, 10054)
+            if retry and loop.time() + _backoff(attempt) <= give_up_at:
                 await asyncio.sleep(_backoff(attempt))
                 continue
             raise

@@ -293,3 +293,26 @@ async def test_a_callback_that_hangs_gives_up_and_frees_the_table(
         await update_message(clicked, content="x")
     assert loop.time() - started < 0.5
     assert len(server.seen) == 1 and not clicked.response.is_done()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [(503, {"message": "unavailable"}, {}), (429, {"retry_after": 5.0}, {"Via": "1.1 google"})],
+    ids=["5xx", "429"],
+)
+async def test_retries_stop_once_the_answer_window_is_past(
+    wire: Callable[..., Any],
+    monkeypatch: pytest.MonkeyPatch,
+    answer: tuple[int, dict[str, Any], dict[str, str]],
+) -> None:
+    """A retry that would end past CALLBACK_TIMEOUT is not waited for: the error is raised
+    at once (the table's lock is not held through the adapter's 25 s of backoff)."""
+    monkeypatch.setattr("bot.interactions.CALLBACK_TIMEOUT", aiohttp.ClientTimeout(total=0.5))
+    monkeypatch.setattr("bot.interactions._backoff", lambda attempt: 1.0)
+    server, clicked = await wire(answer, answer)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(discord.HTTPException) as raised:
+        await update_message(clicked, content="x")
+    assert raised.value.status == answer[0] and loop.time() - started < 0.4
+    assert len(server.seen) == 1 and not clicked.response.is_done()

@@ -79,6 +79,9 @@ def sessions(games: int) -> list[TableSession]:
                 id=42,
             )
             session = TableSession(SPEC, record, cast(Storage, None), asyncio.Lock(), lambda: T0)
+            # A live table's engine has written its history's rows at the save before; one
+            # rebuilt from a record (after a restart) writes them all at its first save.
+            session.running_engine().to_dict()
             found.append(session)
             player = engine.acting_players()[0]
             actions = engine.legal_actions(player)

@@ -29,13 +29,11 @@ from pathlib import Path
 from typing import Any, cast
 
 import discord
-from discord.enums import InteractionResponseType
-from discord.utils import MISSING
-from discord.webhook.async_ import interaction_message_response_params
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.engines.nothanks import PASS, TAKE, Move, NoThanksGame
+from bot.interactions import message_update_params
 from bot.render.nothanks import NoThanksRenderer
 from bot.render.table import public_message
 from bot.storage import Storage, TableRecord
@@ -104,14 +102,7 @@ def move(session: TableSession) -> Draft:
 def table_payload(session: TableSession) -> dict[str, Any]:
     """The public message as the interaction callback sends it."""
     fields = public_message(session.public(), SPEC.renderer, LOCALE)
-    params = interaction_message_response_params(
-        type=InteractionResponseType.message_update.value,
-        content=fields.get("content", MISSING),
-        embed=fields.get("embed", MISSING),
-        view=fields.get("view", MISSING),
-        allowed_mentions=fields.get("allowed_mentions", MISSING),
-        previous_allowed_mentions=discord.AllowedMentions.none(),
-    )
+    params = message_update_params(fields, discord.AllowedMentions.none())
     return cast(dict[str, Any], params.payload)
 
 

@@ -16,7 +16,7 @@ import aiohttp
 import discord
 import orjson
 from discord.enums import InteractionResponseType
-from discord.http import Route, json_or_text
+from discord.http import MultipartParameters, Route, json_or_text
 from discord.utils import MISSING
 from discord.webhook.async_ import (
     AsyncWebhookAdapter,
@@ -93,6 +93,23 @@ def answers_user_errors(
 _PLAIN_UPDATE = frozenset(("content", "embed", "embeds", "attachments", "view", "allowed_mentions"))
 
 
+def message_update_params(
+    fields: dict[str, Any], previous_allowed_mentions: discord.AllowedMentions | None
+) -> MultipartParameters:
+    """The callback that edits a clicked message to these fields, as discord.py writes it
+    (its payload, or its multipart form with the files to upload)."""
+    return interaction_message_response_params(
+        type=InteractionResponseType.message_update.value,
+        content=fields.get("content", MISSING),
+        embed=fields.get("embed", MISSING),
+        embeds=fields.get("embeds", MISSING),
+        view=fields.get("view", MISSING),
+        attachments=fields.get("attachments", MISSING),
+        previous_allowed_mentions=previous_allowed_mentions,
+        allowed_mentions=fields.get("allowed_mentions", MISSING),
+    )
+
+
 async def update_message(interaction: discord.Interaction, **fields: Any) -> None:
     """Answer a component click by editing its message: discord.py's ``edit_message``
     without asking Discord for the edited message back.
@@ -109,16 +126,7 @@ async def update_message(interaction: discord.Interaction, **fields: Any) -> Non
         await interaction.response.edit_message(**fields)
         return
     state = interaction._state
-    params = interaction_message_response_params(
-        type=InteractionResponseType.message_update.value,
-        content=fields.get("content", MISSING),
-        embed=fields.get("embed", MISSING),
-        embeds=fields.get("embeds", MISSING),
-        view=view,
-        attachments=fields.get("attachments", MISSING),
-        previous_allowed_mentions=state.allowed_mentions,
-        allowed_mentions=fields.get("allowed_mentions", MISSING),
-    )
+    params = message_update_params(fields, state.allowed_mentions)
     http = state.http
     adapter = async_context.get()
     if type(adapter) is AsyncWebhookAdapter and not params.files:

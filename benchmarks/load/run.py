@@ -528,12 +528,15 @@ def spawn(
         env["DATABASE_URL"] = database_url
     if shard is not None:
         env.update(SHARD_IDS=str(shard[0]), SHARD_COUNT=str(shard[1]))
-    script = HERE / ("bot_process.py" if mode == "cardtable" else "baseline_bot.py")
-    if mode == "previous":
+    if mode == "cardtable":
+        script = entry_point(ROOT)
+    elif mode == "previous":
         # The earlier checkout's own entry point, with its own code first on the path.
         previous = PREVIOUS[0]
         script = entry_point(previous)
         env["PYTHONPATH"] = os.pathsep.join([str(script.parent), str(previous)])
+    else:
+        script = HERE / "baseline_bot.py"
     command = [sys.executable, str(script), base_url]
     if profile is not None and mode == "cardtable":
         command += ["--profile", str(profile)]

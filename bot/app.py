@@ -18,6 +18,7 @@ import bot.collector as collector
 from bot.command_translator import CatalogueTranslator
 from bot.guild_images import GuildImages
 from bot.health import heartbeat_path, write_heartbeat
+from bot.http1 import Http1Client
 from bot.interactions import answer_error, release
 from bot.languages import GuildLanguages
 from bot.publisher import DiscordPublisher
@@ -148,6 +149,8 @@ class CardtableBot(commands.AutoShardedBot):
         # `python -m bot` sets it: a test process must not freeze its fixtures out of reach.
         self.freeze_when_ready = False
         self._frozen = False
+        # The keep-alive connections a move's REST calls take (bot.http1).
+        self.http1 = Http1Client()
         parsers = self._connection.parsers
         parsers["INTERACTION_CREATE"] = slimming_clicked_messages(parsers["INTERACTION_CREATE"])
 
@@ -357,6 +360,7 @@ class CardtableBot(commands.AutoShardedBot):
         if images is not None:
             images.close()
         await super().close()
+        self.http1.close()
         storage = getattr(self, "storage", None)
         if storage is not None:
             await storage.close()

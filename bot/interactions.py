@@ -12,11 +12,10 @@ from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import quote
 
-import aiohttp
 import discord
 import orjson
 from discord.enums import InteractionResponseType
-from discord.http import MultipartParameters, Route, json_or_text
+from discord.http import MultipartParameters, Route
 from discord.utils import MISSING
 from discord.webhook.async_ import (
     AsyncWebhookAdapter,
@@ -24,6 +23,8 @@ from discord.webhook.async_ import (
     interaction_message_response_params,
 )
 
+from bot import rest
+from bot.http1 import Http1Client
 from bot.i18n import t
 from bot.table.errors import UserError, localize
 
@@ -129,17 +130,23 @@ async def update_message(interaction: discord.Interaction, **fields: Any) -> Non
     params = message_update_params(fields, state.allowed_mentions)
     http = state.http
     adapter = async_context.get()
-    if type(adapter) is AsyncWebhookAdapter and not params.files:
+    wire: Http1Client | None = getattr(interaction.client, "http1", None)
+    if (
+        wire is not None
+        and type(adapter) is AsyncWebhookAdapter
+        and not params.files
+        and http.proxy is None
+    ):
         await post_callback(
-            interaction._session,
+            wire,
             interaction.id,
             interaction.token,
             params.payload,
-            proxy=http.proxy,
-            proxy_auth=http.proxy_auth,
+            user_agent=getattr(http, "user_agent", "DiscordBot"),
         )
     else:
-        # Another adapter (a test's simulated Discord) or an upload: discord.py's request.
+        # Another adapter (a test's simulated Discord), an upload or a proxy: discord.py's
+        # own request.
         route = Route(
             "POST",
             "/interactions/{webhook_id}/{webhook_token}/callback",
@@ -159,102 +166,41 @@ async def update_message(interaction: discord.Interaction, **fields: Any) -> Non
     interaction.response._response_type = InteractionResponseType.message_update
 
 
-_JSON = {"Content-Type": "application/json"}
 # A click's answer runs under its table's lock. Discord refuses a first answer after 3
 # seconds, so one still unanswered after this long has failed: give up rather than hold the
-# table for the session's default five minutes (the publisher then edits the message).
-CALLBACK_TIMEOUT = aiohttp.ClientTimeout(total=10.0)
-# Tries of a callback Discord answered with a 5xx or whose connection was reset (as
-# discord.py's webhook adapter).
-CALLBACK_TRIES = 5
-
-
-def _backoff(attempt: int) -> float:
-    """Seconds to wait before retrying a failed callback (as discord.py's adapter)."""
-    return 1 + attempt * 2
-
-
-def _retry_after(response: aiohttp.ClientResponse, data: Any) -> float:
-    """Seconds a 429 asks to wait: its body's retry_after, else its Retry-After header."""
-    if isinstance(data, dict) and "retry_after" in data:
-        return float(data["retry_after"])
-    return float(response.headers.get("Retry-After", 1.0))
+# table for the five minutes of discord.py's session (the publisher then edits the message).
+CALLBACK_TIMEOUT = 10.0
 
 
 async def post_callback(
-    session: aiohttp.ClientSession,
+    wire: Http1Client,
     interaction_id: int,
     token: str,
     payload: Any,
     *,
-    proxy: str | None = None,
-    proxy_auth: aiohttp.BasicAuth | None = None,
+    user_agent: str = "DiscordBot",
 ) -> None:
     """POST an interaction's callback, as discord.py's webhook adapter does, without its
-    per-webhook lock and Route.
+    per-webhook lock, its Route and aiohttp's request machinery (see bot.http1).
 
     The adapter serialises the requests of one webhook behind a lock made for it; a
     callback is the one request its interaction's token makes before any follow-up, so
-    there is nothing to wait for, and the lock, its deferred wrapper and the route were a
-    quarter of answering a click on a busy table. Answers are handled as the adapter
-    handles them (a rate limit waited out and retried, a 5xx and a reset connection retried
-    with the same backoff, anything else raised as discord.py's own exceptions), except
-    that the retries stop at CALLBACK_TIMEOUT: the adapter's backoff alone adds up to 25
-    seconds, all of it under the table's lock, long after Discord stopped taking an answer.
+    there is nothing to wait for. Answers are handled as the adapter handles them (a rate
+    limit waited out and retried, a 5xx and a reset connection retried with the same
+    backoff, anything else raised as discord.py's own exceptions), except that it all ends
+    by CALLBACK_TIMEOUT: the adapter's backoff alone adds up to 25 seconds, all of it under
+    the table's lock, long after Discord stopped taking an answer.
     """
     url = f"{Route.BASE}/interactions/{interaction_id}/{quote(token, safe='')}/callback"
-    body = orjson.dumps(payload)
-    loop = asyncio.get_running_loop()
-    give_up_at = loop.time() + (CALLBACK_TIMEOUT.total or 0.0)
-    response: aiohttp.ClientResponse | None = None
-    data: Any = None
-    for attempt in range(CALLBACK_TRIES):
-        try:
-            async with session.post(
-                url,
-                data=body,
-                headers=_JSON,
-                proxy=proxy,
-                proxy_auth=proxy_auth,
-                timeout=CALLBACK_TIMEOUT,
-            ) as response:
-                status = response.status
-                if 200 <= status < 300:
-                    return
-                data = await json_or_text(response)
-                if status == 429:
-                    if not response.headers.get("Via"):
-                        raise discord.HTTPException(response, data)  # Cloudflare's, not Discord's
-                    retry_after = _retry_after(response, data)
-                    if loop.time() + retry_after > give_up_at:
-                        raise discord.HTTPException(response, data)
-                    log.warning(
-                        "interaction %s's callback is rate limited; retrying in %.2f s",
-                        interaction_id,
-                        retry_after,
-                    )
-                    await asyncio.sleep(retry_after)
-                    continue
-                if status >= 500:
-                    if loop.time() + _backoff(attempt) > give_up_at:
-                        raise discord.DiscordServerError(response, data)
-                    await asyncio.sleep(_backoff(attempt))
-                    continue
-                if status == 403:
-                    raise discord.Forbidden(response, data)
-                if status == 404:
-                    raise discord.NotFound(response, data)
-                raise discord.HTTPException(response, data)
-        except OSError as error:
-            retry = attempt < CALLBACK_TRIES - 1 and error.errno in (54, 10054)
-            if retry and loop.time() + _backoff(attempt) <= give_up_at:
-                await asyncio.sleep(_backoff(attempt))
-                continue
-            raise
-    assert response is not None
-    if response.status >= 500:
-        raise discord.DiscordServerError(response, data)
-    raise discord.HTTPException(response, data)
+    await rest.call(
+        wire,
+        "POST",
+        url,
+        body=orjson.dumps(payload),
+        headers=rest.json_headers(user_agent),
+        give_up_at=asyncio.get_running_loop().time() + CALLBACK_TIMEOUT,
+        bucket=f"interaction {interaction_id}'s callback",
+    )
 
 
 def release(interaction: discord.Interaction) -> None:

@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import discord
-from discord.http import Route
+import orjson
+from discord.http import HTTPClient, Route
 
+from bot import rest
 from bot.i18n import t
 from bot.render.images.cache import FILENAME, Picture, PictureCache
 from bot.render.table import public_message, public_picture
@@ -41,6 +43,9 @@ NO_PICTURES_FOR = 600.0
 # Players whose DM channel id is remembered (a DM channel's id never changes). discord.py
 # keeps only 128 DM channels; past that every new game's first DM asked Discord again.
 DM_CHANNELS_KEPT = 10_000
+# A living DM edit still unanswered (rate limits waited out included) after this long has
+# failed; the next move edits it again. discord.py's session would wait five minutes.
+DM_EDIT_TIMEOUT = 30.0
 
 
 async def _shown() -> bool:
@@ -96,6 +101,7 @@ class DiscordPublisher:
         # One edit at a time per message, so "which picture does it carry" stays true.
         self._message_locks: dict[int, asyncio.Lock] = {}
         self._refused: dict[int, float] = {}  # channel id -> when a picture was refused
+        self._limits = rest.RateLimits()  # of the DM edits made on bot.http1
 
     # -- what a table looks like ----------------------------------------------------------
 
@@ -516,20 +522,9 @@ class DiscordPublisher:
             return False
         channel_id, message_id = ids
         try:
-            # The request PartialMessage.edit makes (the payload handle_message_parameters
-            # writes for a text), without building a Message from the answer that nobody
-            # reads: this runs after nearly every move.
-            route = Route(
-                "PATCH",
-                "/channels/{channel_id}/messages/{message_id}",
-                channel_id=channel_id,
-                message_id=message_id,
-            )
-            payload: dict[str, Any] = {"content": text, "tts": False}
-            mentions = self.bot.allowed_mentions  # none: a living DM pings nobody
-            if mentions is not None:
-                payload["allowed_mentions"] = mentions.to_dict()
-            await self.bot.http.request(route, json=payload)
+            await self._patch_message(channel_id, message_id, text)
+        except TimeoutError:
+            log.warning("editing %s's DM for table %s timed out", player, session.id)
         except discord.NotFound:
             return False  # deleted by the player: send a new one
         except discord.Forbidden:
@@ -537,6 +532,38 @@ class DiscordPublisher:
         except discord.HTTPException:
             log.warning("could not edit %s's DM for table %s", player, session.id, exc_info=True)
         return True
+
+    async def _patch_message(self, channel_id: int, message_id: int, text: str) -> None:
+        """Edit a DM's text: the request PartialMessage.edit makes (the payload
+        handle_message_parameters writes for a text), without building a Message from the
+        answer that nobody reads; this runs after nearly every move."""
+        payload: dict[str, Any] = {"content": text, "tts": False}
+        mentions = self.bot.allowed_mentions  # none: a living DM pings nobody
+        if mentions is not None:
+            payload["allowed_mentions"] = mentions.to_dict()
+        http = self.bot.http
+        if type(http) is not HTTPClient or http.proxy is not None or http.token is None:
+            # A test's simulated Discord, or a proxy: discord.py's own request.
+            route = Route(
+                "PATCH",
+                "/channels/{channel_id}/messages/{message_id}",
+                channel_id=channel_id,
+                message_id=message_id,
+            )
+            await http.request(route, json=payload)
+            return
+        # As discord.py's request, on the keep-alive connections of bot.http1 (the bucket
+        # of a message edit is its channel's).
+        await rest.call(
+            self.bot.http1,
+            "PATCH",
+            f"{Route.BASE}/channels/{channel_id}/messages/{message_id}",
+            body=orjson.dumps(payload),
+            headers=rest.json_headers(http.user_agent, http.token),
+            give_up_at=asyncio.get_running_loop().time() + DM_EDIT_TIMEOUT,
+            limits=self._limits,
+            bucket=f"PATCH /channels/{channel_id}/messages",
+        )
 
     async def _remember_living(
         self, session: TableSession, player: str, channel_id: int, message_id: int

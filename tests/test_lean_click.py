@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator, Callable
 from types import SimpleNamespace
 from typing import Any
 
-import aiohttp
 import discord
 import pytest
 from aiohttp import web
@@ -17,6 +16,7 @@ from discord.http import Route
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
 from bot.app import slimming_clicked_messages
+from bot.http1 import Http1Client
 from bot.interactions import update_message
 from bot.render.components import StaticView
 
@@ -52,10 +52,15 @@ class Response:
 
 def interaction() -> Any:
     """A component interaction with what update_message reads."""
-    http = SimpleNamespace(proxy=None, proxy_auth=None)
+    http = SimpleNamespace(proxy=None, proxy_auth=None, user_agent="DiscordBot (test)")
     state = SimpleNamespace(allowed_mentions=discord.AllowedMentions.none(), http=http)
     return SimpleNamespace(
-        id=1234, token="tok", _session=object(), _state=state, response=Response()
+        id=1234,
+        token="tok",
+        _session=object(),
+        _state=state,
+        response=Response(),
+        client=SimpleNamespace(http1=None),
     )
 
 
@@ -188,8 +193,8 @@ class CallbackServer:
 async def wire(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Callable[..., Any]]:
     """Start a CallbackServer, point discord.py's routes at it; yields a maker of both."""
     runners: list[web.AppRunner] = []
-    sessions: list[aiohttp.ClientSession] = []
-    monkeypatch.setattr("bot.interactions._backoff", lambda attempt: 0.01)
+    wires: list[Http1Client] = []
+    monkeypatch.setattr("bot.rest._backoff", lambda attempt: 0.01)
 
     async def make(*answers: tuple[int, dict[str, Any] | None, dict[str, str]]) -> Any:
         server = CallbackServer(list(answers))
@@ -202,10 +207,9 @@ async def wire(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Callable[..., A
         await site.start()
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         monkeypatch.setattr(Route, "BASE", f"http://127.0.0.1:{port}/api/v10")
-        session = aiohttp.ClientSession()
-        sessions.append(session)
         clicked = interaction()
-        clicked._session = session
+        clicked.client.http1 = Http1Client()
+        wires.append(clicked.client.http1)
         return server, clicked
 
     token = async_context.set(AsyncWebhookAdapter())
@@ -213,8 +217,8 @@ async def wire(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Callable[..., A
         yield make
     finally:
         async_context.reset(token)
-        for session in sessions:
-            await session.close()
+        for made in wires:
+            made.close()
         for runner in runners:
             await runner.cleanup()
 
@@ -284,7 +288,7 @@ async def test_a_callback_that_hangs_gives_up_and_frees_the_table(
 ) -> None:
     """A callback unanswered past its timeout raises (the table's lock is not held for the
     session's five minutes); the click is not marked answered."""
-    monkeypatch.setattr("bot.interactions.CALLBACK_TIMEOUT", aiohttp.ClientTimeout(total=0.05))
+    monkeypatch.setattr("bot.interactions.CALLBACK_TIMEOUT", 0.05)
     server, clicked = await wire()
     server.delay = 1.0
     loop = asyncio.get_running_loop()
@@ -307,8 +311,8 @@ async def test_retries_stop_once_the_answer_window_is_past(
 ) -> None:
     """A retry that would end past CALLBACK_TIMEOUT is not waited for: the error is raised
     at once (the table's lock is not held through the adapter's 25 s of backoff)."""
-    monkeypatch.setattr("bot.interactions.CALLBACK_TIMEOUT", aiohttp.ClientTimeout(total=0.5))
-    monkeypatch.setattr("bot.interactions._backoff", lambda attempt: 1.0)
+    monkeypatch.setattr("bot.interactions.CALLBACK_TIMEOUT", 0.5)
+    monkeypatch.setattr("bot.rest._backoff", lambda attempt: 1.0)
     server, clicked = await wire(answer, answer)
     loop = asyncio.get_running_loop()
     started = loop.time()

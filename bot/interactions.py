@@ -23,7 +23,7 @@ from discord.webhook.async_ import (
     interaction_message_response_params,
 )
 
-from bot import rest
+import bot.rest as rest
 from bot.http1 import Http1Client
 from bot.i18n import t
 from bot.table.errors import UserError, localize

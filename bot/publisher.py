@@ -19,7 +19,7 @@ import discord
 import orjson
 from discord.http import HTTPClient, Route
 
-from bot import rest
+import bot.rest as rest
 from bot.i18n import t
 from bot.render.images.cache import FILENAME, Picture, PictureCache
 from bot.render.table import public_message, public_picture

@@ -14,7 +14,7 @@ import pytest
 from aiohttp import web
 from discord.http import HTTPClient, Route
 
-from bot import rest
+import bot.rest as rest
 from bot.http1 import Http1Client
 from bot.publisher import DiscordPublisher
 

@@ -44,7 +44,7 @@ from discord.webhook.async_ import async_context
 from heap import trace_on_signal
 from wire import point_at
 
-from bot import rest
+import bot.rest as rest
 from bot.http1 import Http1Client
 
 TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27

@@ -890,7 +890,8 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
         " does; lean+DM: both, the leanest bot making a move's REST calls; lean+DM+save:"
         " and committing each click to SQLite first (state, metadata and move row);"
         " wire, wire+DM+save: lean and lean+DM+save on cardtable's own HTTP client"
-        " (bot.http1) instead of aiohttp; previous: the cardtable of --previous (an earlier commit), its ratio is now/then"
+        " (bot.http1) instead of aiohttp; previous: the cardtable of --previous (an earlier"
+        " commit), its ratio is now/then"
     )
     print(
         "1-core/s: the clicks per second one whole core would answer at this CPU per click"

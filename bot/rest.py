@@ -53,7 +53,10 @@ class RateLimits:
 
     Learnt from its answers, as discord.py learns them: a bucket whose
     ``X-RateLimit-Remaining`` reached 0 waits ``X-RateLimit-Reset-After``; a 429 makes its
-    bucket, or for a global one every bucket, wait its ``retry_after``.
+    bucket, or for a global one every bucket, wait its ``retry_after``. They are apart
+    from discord.py's own: the buckets of these calls are theirs alone (an interaction
+    callback has none, and DMs are edited only here), and a global limit that one of the
+    two meets, the other meets at its next request and waits out the same way.
     """
 
     def __init__(self) -> None:

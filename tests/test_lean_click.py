@@ -12,13 +12,13 @@ import discord
 import pytest
 from aiohttp import web
 from discord.enums import InteractionResponseType
-from discord.http import Route
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
 from bot.app import slimming_clicked_messages
 from bot.http1 import Http1Client
 from bot.interactions import update_message
 from bot.render.components import StaticView
+from tests.loopback import serve_as_discord
 
 
 class RecordingAdapter:
@@ -200,13 +200,8 @@ async def wire(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Callable[..., A
         server = CallbackServer(list(answers))
         app = web.Application()
         app.router.add_post("/api/v10/interactions/{id}/{token}/callback", server.callback)
-        runner = web.AppRunner(app)
-        await runner.setup()
+        runner, _ = await serve_as_discord(app, monkeypatch)
         runners.append(runner)
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        monkeypatch.setattr(Route, "BASE", f"http://127.0.0.1:{port}/api/v10")
         clicked = interaction()
         clicked.client.http1 = Http1Client()
         wires.append(clicked.client.http1)

@@ -12,11 +12,12 @@ from typing import Any
 import discord
 import pytest
 from aiohttp import web
-from discord.http import HTTPClient, Route
+from discord.http import HTTPClient
 
 import bot.rest as rest
 from bot.http1 import Http1Client
 from bot.publisher import DiscordPublisher
+from tests.loopback import serve_as_discord
 
 Answer = tuple[int, dict[str, Any] | None, dict[str, str]]
 
@@ -59,13 +60,8 @@ async def discord_server(
         server = DiscordServer(list(answers))
         app = web.Application()
         app.router.add_patch("/api/v10/channels/{channel}/messages/{message}", server.edit)
-        runner = web.AppRunner(app)
-        await runner.setup()
+        runner, server.port = await serve_as_discord(app, monkeypatch)
         runners.append(runner)
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        server.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        monkeypatch.setattr(Route, "BASE", f"http://127.0.0.1:{server.port}/api/v10")
         return server
 
     yield make

@@ -161,10 +161,10 @@ class _Connection(asyncio.Protocol):
     async def exchange(self, request: bytes) -> Response:
         """Write a request and wait for its whole answer."""
         assert self.transport is not None
+        self.answered_bytes = False  # of this request's answer
         if self.closed or self.transport.is_closing():
             raise ServerDisconnected("the connection was closed")
         waiter = self.waiter = asyncio.get_running_loop().create_future()
-        self.answered_bytes = False
         self.transport.write(request)
         try:
             return await waiter
@@ -190,7 +190,7 @@ class Http1Client:
     def __init__(self) -> None:
         self._idle: dict[Origin, list[_Connection]] = {}
         self._open: set[_Connection] = set()
-        self._origins: dict[str, tuple[Origin, int]] = {}
+        self._origins: dict[str, Origin] = {}  # URL base -> its origin
         self._ssl: ssl.SSLContext | None = None
 
     async def request(
@@ -233,17 +233,16 @@ class Http1Client:
         if path_start < 0:
             return split_url(url)
         base = url[:path_start]
-        known = self._origins.get(base)
-        if known is None:
-            origin, _ = split_url(base + "/")
-            known = self._origins[base] = (origin, path_start)
+        origin = self._origins.get(base)
+        if origin is None:
+            origin = self._origins[base] = split_url(base + "/")[0]
             if len(self._origins) > ORIGINS_KEPT:
                 del self._origins[next(iter(self._origins))]
         target = url[path_start:]
         if not (target.isascii() and target.isprintable()) or " " in target:
             # A space, a line break or a byte past ASCII would break the request line.
             raise ValueError(f"not an encoded request target: {target!r}")
-        return known[0], target.encode("ascii")
+        return origin, target.encode("ascii")
 
     async def _connection(self, origin: Origin) -> tuple[_Connection, bool]:
         """An idle connection to the origin (True), else a new one (False)."""

@@ -185,13 +185,17 @@ class _Connection(asyncio.Protocol):
 
 
 class Http1Client:
-    """Keep-alive HTTP/1.1 connections to a few hosts, and requests on them."""
+    """Keep-alive HTTP/1.1 connections to a few hosts, and requests on them.
 
-    def __init__(self) -> None:
+    HTTPS checks the server's certificate and name against ``ssl_context`` (by default
+    the system's trusted authorities, as aiohttp's default).
+    """
+
+    def __init__(self, *, ssl_context: ssl.SSLContext | None = None) -> None:
         self._idle: dict[Origin, list[_Connection]] = {}
         self._open: set[_Connection] = set()
         self._origins: dict[str, Origin] = {}  # URL base -> its origin
-        self._ssl: ssl.SSLContext | None = None
+        self._ssl = ssl_context
 
     async def request(
         self, method: str, url: str, *, body: bytes = b"", headers: bytes = b""

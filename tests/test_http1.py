@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
+import trustme
 
 import bot.http1 as http1
 from bot.http1 import Http1Client, ServerDisconnected, split_url
@@ -26,9 +28,9 @@ class ScriptedServer:
         self.server: asyncio.Server | None = None
         self.port = 0
 
-    async def start(self) -> None:
-        """Listen on a free port."""
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+    async def start(self, context: ssl.SSLContext | None = None) -> None:
+        """Listen on a free port (with TLS, given a context)."""
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=context)
         self.port = self.server.sockets[0].getsockname()[1]
 
     def url(self, path: str = "/api/v10/x") -> str:
@@ -333,3 +335,49 @@ def test_split_url_refuses_what_is_not_http(url: str) -> None:
     """Only http and https URLs with a host."""
     with pytest.raises(ValueError, match="not an http"):
         split_url(url)
+
+
+def tls_contexts(name: str) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """A server context with a certificate for ``name`` from a test CA, and a client
+    context trusting that CA (and nothing else)."""
+    authority = trustme.CA()
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert(name).configure_cert(server)
+    client = ssl.create_default_context()
+    authority.configure_trust(client)
+    return server, client
+
+
+async def test_https_checks_the_certificate_and_keeps_the_connection() -> None:
+    """Over TLS (as Discord is reached): the server's certificate and name are checked,
+    and the connection is kept for the next request."""
+    server_context, client_context = tls_contexts("localhost")
+    server = ScriptedServer(always)
+    await server.start(server_context)
+    client = Http1Client(ssl_context=client_context)
+    try:
+        for _ in range(3):
+            response = await client.request("GET", f"https://localhost:{server.port}/api/x")
+            assert response.json_or_text() == {"ok": True}
+        assert server.connections == 1
+        assert b"Host: localhost:%d\r\n" % server.port in server.requests[0]
+    finally:
+        client.close()
+        await server.stop()
+
+
+@pytest.mark.parametrize("trusted", [True, False], ids=["wrong-name", "unknown-authority"])
+async def test_https_refuses_a_server_it_cannot_trust(trusted: bool) -> None:
+    """A certificate for another name, or from an authority the client does not trust:
+    the connection is refused and nothing is sent."""
+    server_context, client_context = tls_contexts("discord.example")
+    server = ScriptedServer(always)
+    await server.start(server_context)
+    client = Http1Client(ssl_context=client_context if trusted else ssl.create_default_context())
+    try:
+        with pytest.raises(ssl.SSLCertVerificationError):
+            await client.request("GET", f"https://localhost:{server.port}/api/x")
+        assert server.requests == []
+    finally:
+        client.close()
+        await server.stop()

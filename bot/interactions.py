@@ -142,7 +142,7 @@ async def update_message(interaction: discord.Interaction, **fields: Any) -> Non
             interaction.id,
             interaction.token,
             params.payload,
-            user_agent=getattr(http, "user_agent", "DiscordBot"),
+            user_agent=http.user_agent,
         )
     else:
         # Another adapter (a test's simulated Discord), an upload or a proxy: discord.py's
@@ -178,7 +178,7 @@ async def post_callback(
     token: str,
     payload: Any,
     *,
-    user_agent: str = "DiscordBot",
+    user_agent: str,
 ) -> None:
     """POST an interaction's callback, as discord.py's webhook adapter does, without its
     per-webhook lock, its Route and aiohttp's request machinery (see bot.http1).

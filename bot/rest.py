@@ -83,12 +83,12 @@ class RateLimits:
     def hold(self, bucket: str, seconds: float, *, everywhere: bool = False) -> None:
         """Make the bucket (or, ``everywhere``, the bot) wait this long before its next
         request."""
-        until = asyncio.get_running_loop().time() + seconds
+        now = asyncio.get_running_loop().time()
+        until = now + seconds
         if everywhere:
             self.global_until = max(self.global_until, until)
             return
         if len(self._until) >= BUCKETS_KEPT:
-            now = asyncio.get_running_loop().time()
             self._until = {key: at for key, at in self._until.items() if at > now}
         self._until[bucket] = until
 
@@ -138,12 +138,12 @@ async def call(
             retry_after = _retry_after(response, data)
             if loop.time() + retry_after > give_up_at:
                 raise discord.HTTPException(answer, data)
-            if limits is not None:
-                everywhere = isinstance(data, dict) and bool(data.get("global"))
-                limits.hold(bucket, retry_after, everywhere=everywhere)
             log.warning("%s is rate limited; retrying in %.2f s", bucket, retry_after)
             if limits is None:
                 await asyncio.sleep(retry_after)
+            else:  # the next try waits for it, as every other request of the bucket does
+                everywhere = isinstance(data, dict) and bool(data.get("global"))
+                limits.hold(bucket, retry_after, everywhere=everywhere)
             continue
         if status >= 500:
             if loop.time() + _backoff(attempt) > give_up_at:

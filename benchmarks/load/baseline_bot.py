@@ -46,6 +46,7 @@ from wire import point_at
 
 import bot.rest as rest
 from bot.http1 import Http1Client
+from bot.interactions import post_callback
 
 TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 
@@ -164,7 +165,6 @@ class Baseline(discord.Client):
             "type": InteractionResponseType.message_update.value,
             "data": {"embeds": [self.embed.to_dict()], "components": self.view.to_components()},
         }
-        self.update_body = orjson.dumps(self.update_payload)
         self.dms: dict[int, tuple[int, int]] = {}  # user id -> (DM channel id, message id)
         self.clicks = 0
         self.save = save
@@ -216,14 +216,13 @@ class Baseline(discord.Client):
         """The leanest answer discord.py allows: the message update's JSON, made once, posted
         without asking for the message back (Discord then answers 204, nothing to parse)."""
         if self.http1 is not None:
-            await rest.call(
+            # cardtable's own callback request, so the two cannot drift apart.
+            await post_callback(
                 self.http1,
-                "POST",
-                f"{Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback",
-                body=self.update_body,
-                headers=rest.json_headers(self.http.user_agent),
-                give_up_at=asyncio.get_running_loop().time() + 10.0,
-                bucket="callback",
+                interaction.id,
+                interaction.token,
+                self.update_payload,
+                user_agent=self.http.user_agent,
             )
             interaction.response._response_type = InteractionResponseType.message_update
             return

@@ -32,8 +32,8 @@ import discord
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bot.client.replies import message_update_params
 from bot.engines.nothanks import PASS, TAKE, Move, NoThanksGame
-from bot.interactions import message_update_params
 from bot.render.nothanks import NoThanksRenderer
 from bot.render.table import public_message
 from bot.storage import Storage, TableRecord

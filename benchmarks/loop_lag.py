@@ -43,7 +43,7 @@ from typing import Any
 
 from bot.ai.nothanks import seat_choice as choose
 from bot.engines.nothanks import TAKE, NoThanksGame
-from bot.settings import machine_workers
+from bot.runtime.settings import machine_workers
 from bot.storage import Storage, TableRecord
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec

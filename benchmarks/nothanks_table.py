@@ -35,10 +35,10 @@ import simcord
 from simcord import Env
 from simcord.builders import ChannelHandle, GuildHandle
 
-from bot.app import CardtableBot, create_bot
+from bot.client.bot import CardtableBot, create_bot
 from bot.engines.nothanks import PASS, TAKE, NoThanksGame
 from bot.render.components import Click
-from bot.settings import Settings
+from bot.runtime.settings import Settings
 from bot.storage import Storage, TableRecord
 from bot.table.session import TableSession
 from bot.table.tables import Tables

@@ -44,10 +44,10 @@ from simcord import Env
 from simcord.builders import ChannelHandle, GuildHandle
 from simcord.results import InteractionResult, ResponseMessage, to_discord_message
 
-from bot.app import CardtableBot, create_bot
+from bot.client.bot import CardtableBot, create_bot
 from bot.engines.rage import JOKER, Bid, Play, RageState
 from bot.render.components import Click
-from bot.settings import Settings
+from bot.runtime.settings import Settings
 from bot.storage import Storage, TableRecord
 from bot.table.session import TableSession
 from bot.table.timers import Timers

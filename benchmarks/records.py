@@ -5,7 +5,8 @@ filled directly with sqlite3 in bulk: games of 3–7 seats on a few servers of u
 some seats taken by computers of the three levels, a few games abandoned, players who
 play often and players who rarely do; then one ratings row per (server, game, player),
 as OpenSkill would have left it. The timings are of the bot's own queries
-(``bot.stats.player_stats`` and ``bot.stats.leaderboard``) through the real Storage, over
+(``player_stats`` and ``leaderboard`` of ``bot.queries.players``) through the real Storage,
+over
 many random calls.
 Target: p95 under 50 ms for stats and for leaderboards.
 
@@ -27,8 +28,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bot.queries.players import leaderboard, player_stats
 from bot.records.ratings import START_MU, START_SIGMA
-from bot.stats import leaderboard, player_stats
 from bot.storage import Storage
 
 TARGET_MS = 50.0

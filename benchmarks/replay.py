@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bot.history import load_game
+from bot.queries.history import load_game
 from bot.records.results import GameResult, PlayerResult
 from bot.render.records import replay_message
 from bot.storage import Storage, TableRecord

@@ -12,11 +12,17 @@ from collections.abc import Sequence
 
 import discord
 
-from bot import collector, health
-from bot.app import create_bot
-from bot.health import clear_heartbeat
-from bot.instance_lock import InstanceLock, acquire
-from bot.settings import ConfigError, RedactingFilter, Settings, hide_password, load_settings
+from bot.client.bot import create_bot
+from bot.runtime import gc_tuning, health
+from bot.runtime.health import clear_heartbeat
+from bot.runtime.instance_lock import InstanceLock, acquire
+from bot.runtime.settings import (
+    ConfigError,
+    RedactingFilter,
+    Settings,
+    hide_password,
+    load_settings,
+)
 from bot.storage import (
     MIGRATIONS,
     SchemaTooNew,
@@ -177,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"synced {count} commands to {where}")
             return 0
         bot = create_bot(settings)
-        collector.tune()
+        gc_tuning.tune()
         bot.freeze_when_ready = True
         bot.run(settings.token, log_handler=None)
         return bot.exit_status

@@ -9,7 +9,7 @@ from discord.ext import commands
 from bot.i18n import t
 
 if TYPE_CHECKING:
-    from bot.app import CardtableBot
+    from bot.client.bot import CardtableBot
 
 
 class Admin(commands.Cog):

@@ -10,9 +10,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.history import load_game, recent_games
+from bot.client.replies import answer_error, answers_user_errors
 from bot.i18n import language_of, t
-from bot.interactions import answer_error, answers_user_errors
+from bot.queries.history import load_game, recent_games
 from bot.render.records import (
     ITEMS,
     PAGE_SIZE,
@@ -25,7 +25,7 @@ from bot.table.errors import UserError
 from bot.table.replay import StoredGame, game_position, new_anonymous_id
 
 if TYPE_CHECKING:
-    from bot.app import CardtableBot
+    from bot.client.bot import CardtableBot
 
 log = logging.getLogger(__name__)
 # The records' components find this cog by its name.

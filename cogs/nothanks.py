@@ -10,6 +10,8 @@ from discord import app_commands
 
 from bot.ai import Level
 from bot.ai.nothanks import seat_choice
+from bot.client.game_cog import GameTableCog, level_choices, locale_code, seat_of
+from bot.client.replies import Reply, answers_user_errors, reply_ephemeral
 from bot.engines.contract import GameEngine
 from bot.engines.nothanks import (
     MAX_PLAYERS,
@@ -20,15 +22,13 @@ from bot.engines.nothanks import (
     Move,
     NoThanksGame,
 )
-from bot.interactions import Reply, answers_user_errors, reply_ephemeral
 from bot.render.components import Click
 from bot.render.nothanks import NoThanksRenderer
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec, Letter, ResultRow
-from bot.tablecog import GameTableCog, level_choices, locale_code, seat_of
 
 if TYPE_CHECKING:
-    from bot.app import CardtableBot
+    from bot.client.bot import CardtableBot
 
 GAME = "nothanks"
 # No Thanks! has a fourth, slower level (Rage stops at hard).

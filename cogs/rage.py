@@ -11,6 +11,8 @@ import discord
 from discord import app_commands
 
 from bot.ai import RageMemory, choose_rage_action
+from bot.client.game_cog import LEVEL_CHOICES, GameTableCog, locale_code, seat_of
+from bot.client.replies import Reply, answers_user_errors
 from bot.engines.contract import GameEngine
 from bot.engines.errors import InvalidSetup
 from bot.engines.rage import (
@@ -25,16 +27,14 @@ from bot.engines.rage import (
     RageState,
 )
 from bot.i18n import t
-from bot.interactions import Reply, answers_user_errors
 from bot.render.components import Click
 from bot.render.rage import OPTION_NAMES, RageRenderer, hand_message
 from bot.table.errors import TableMovedOn, UserError
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec, ResultRow
-from bot.tablecog import LEVEL_CHOICES, GameTableCog, locale_code, seat_of
 
 if TYPE_CHECKING:
-    from bot.app import CardtableBot
+    from bot.client.bot import CardtableBot
 
 GAME = "rage"
 log = logging.getLogger(__name__)

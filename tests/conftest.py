@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from simcord import Env
 
-from bot.app import EXTENSIONS, CardtableBot, create_bot
-from bot.settings import Settings
+from bot.client.bot import EXTENSIONS, CardtableBot, create_bot
+from bot.runtime.settings import Settings
 from tests.backends import BACKENDS, Backend, drop_schema, fresh_schema, server_url
 
 WIRE_LOGGERS = ("discord.http", "discord.gateway")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import configure_logging
-from bot.settings import Settings
+from bot.runtime.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
 TOKEN = "A" * 24 + ".Bbbbbb." + "C" * 27

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from simcord import Env
 
-from bot import collector
+from bot.runtime import gc_tuning as collector
 
 
 @pytest.fixture

@@ -16,8 +16,9 @@ from discord import app_commands
 from discord.app_commands import TranslationContext, locale_str
 from discord.app_commands import TranslationContextLocation as Location
 
-from bot.app import CardtableBot
-from bot.command_translator import (
+from bot.client.bot import CardtableBot
+from bot.i18n import catalogues
+from bot.i18n.commands import (
     NAME_LOCATIONS,
     PREFIX,
     CatalogueTranslator,
@@ -25,7 +26,6 @@ from bot.command_translator import (
     is_valid_name,
     localise,
 )
-from bot.i18n import catalogues
 
 TRANSLATED = (discord.Locale.german, discord.Locale.russian, discord.Locale.italian)
 # Every Discord locale without a catalogue of its own, English included (the defaults

@@ -12,10 +12,10 @@ import pytest
 from simcord import Env
 
 from bot import __main__ as cli
-from bot import app
-from bot.app import CardtableBot
-from bot.health import STALE_AFTER, check_heartbeat, heartbeat_path, write_heartbeat
-from bot.instance_lock import acquire
+from bot.client import bot as app
+from bot.client.bot import CardtableBot
+from bot.runtime.health import STALE_AFTER, check_heartbeat, heartbeat_path, write_heartbeat
+from bot.runtime.instance_lock import acquire
 
 # Imported to register the fixture here (pytest finds fixtures by module namespace).
 from tests.test_cli import (

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 import trustme
 
-import bot.http1 as http1
-from bot.http1 import Http1Client, ServerDisconnected, split_url
+import bot.client.transport.http1 as http1
+from bot.client.transport.http1 import Http1Client, ServerDisconnected, split_url
 
 # What a scripted server does with one request: the bytes to answer with, or None to close
 # the connection without answering.

@@ -19,8 +19,8 @@ import discord
 import pytest
 from babel.messages.pofile import read_po
 
-from bot import i18n
 from bot.i18n import FALLBACK, LOCALES_DIR, catalogues, language_of, t
+from bot.i18n import catalogue as i18n
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_DIRS = ("bot", "cogs")
@@ -322,7 +322,7 @@ def test_catalogue_messages_format(path: Path) -> None:
 def test_t_translates_every_key(path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """t() gives every key of a catalogue without logging a missing key or bad placeholder."""
     language = path.stem
-    with caplog.at_level(logging.ERROR, logger="bot.i18n"):
+    with caplog.at_level(logging.ERROR, logger="bot.i18n.catalogue"):
         for key in english().messages:
             for count in (0, 1, 2, 5, 21):
                 text = t(key, language, **sample_params(key, count))
@@ -416,14 +416,14 @@ def test_language_of_english_variants() -> None:
 
 def test_unknown_key_returns_key_and_logs(caplog: pytest.LogCaptureFixture) -> None:
     """A key missing from every catalogue is shown as itself and logged as an error."""
-    with caplog.at_level(logging.ERROR, logger="bot.i18n"):
+    with caplog.at_level(logging.ERROR, logger="bot.i18n.catalogue"):
         assert t("no.such.key", "en") == "no.such.key"
     assert any("no.such.key" in record.getMessage() for record in caplog.records)
 
 
 def test_missing_placeholder_value_does_not_raise(caplog: pytest.LogCaptureFixture) -> None:
     """A message formatted without one of its values is returned unformatted and logged."""
-    with caplog.at_level(logging.ERROR, logger="bot.i18n"):
+    with caplog.at_level(logging.ERROR, logger="bot.i18n.catalogue"):
         text = t("lobby.full", "en")
     assert "{max}" in text
     assert caplog.records

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.instance_lock import DatabaseInUse, acquire, lock_path
-from bot.settings import ConfigError
+from bot.runtime.instance_lock import DatabaseInUse, acquire, lock_path
+from bot.runtime.settings import ConfigError
 from tests.test_cli import EXIT_CONFIG, REPO, TOKEN, clean_environment, run_bot
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock is POSIX-only")
@@ -24,7 +24,7 @@ HOLDER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from bot.instance_lock import acquire
+    from bot.runtime.instance_lock import acquire
     lock = acquire(Path(sys.argv[1]))
     print("locked", flush=True)
     time.sleep(120)
@@ -146,7 +146,7 @@ def test_second_bot_process_refuses_to_start(tmp_path: Path, holder: subprocess.
         [
             sys.executable,
             "-c",
-            "import sys; from pathlib import Path; from bot.instance_lock import acquire; "
+            "import sys; from pathlib import Path; from bot.runtime.instance_lock import acquire; "
             "acquire(Path(sys.argv[1])); print('locked')",
             str(database),
         ],

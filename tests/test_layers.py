@@ -17,46 +17,51 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "bot/table": ("bot.engines", "bot.ai", "bot.table", "bot.storage", "bot.records"),
     "bot/records": ("bot.records",),
     "bot/storage": ("bot.records", "bot.storage"),
-    # Stats and leaderboards (bot/stats.py) sit beside the table core: Discord-free reads
+    # Stats and leaderboards (bot/queries/players.py) sit beside the table core: Discord-free reads
     # of the records that the render layer and the cogs' glue show.
-    "bot/stats.py": ("bot.records", "bot.storage"),
-    "bot/history.py": ("bot.storage", "bot.table"),
-    "bot/render": ("bot.engines", "bot.table", "bot.i18n", "bot.render", "bot.stats"),
+    "bot/queries/players.py": ("bot.records", "bot.storage"),
+    "bot/queries/history.py": ("bot.storage", "bot.table"),
+    "bot/render": ("bot.engines", "bot.table", "bot.i18n", "bot.render", "bot.queries.players"),
     # A move's REST calls: the HTTP client, and Discord's answers handled on it.
-    "bot/http1.py": (),
-    "bot/rest.py": ("bot.http1",),
-    "bot/interactions.py": ("bot.http1", "bot.i18n", "bot.rest", "bot.table"),
-    "bot/guild_settings.py": ("bot.storage",),
-    "bot/languages.py": ("bot.guild_settings", "bot.storage"),
-    "bot/guild_images.py": ("bot.guild_settings", "bot.storage"),
-    "bot/publisher.py": (
+    "bot/client/transport/http1.py": (),
+    "bot/client/transport/rest.py": ("bot.client.transport.http1",),
+    "bot/client/replies.py": (
+        "bot.client.transport.http1",
         "bot.i18n",
+        "bot.client.transport.rest",
+        "bot.table",
+    ),
+    "bot/client/guild_settings.py": ("bot.storage",),
+    "bot/client/languages.py": ("bot.client.guild_settings", "bot.storage"),
+    "bot/client/guild_images.py": ("bot.client.guild_settings", "bot.storage"),
+    "bot/client/publishing/publisher.py": (
+        "bot.i18n.catalogue",
         "bot.render",
-        "bot.rest",
+        "bot.client.transport.rest",
         "bot.storage",
         "bot.table",
-        "bot.app",
+        "bot.client.bot",
     ),
-    "bot/tablecog.py": (
-        "bot.i18n",
-        "bot.interactions",
+    "bot/client/game_cog.py": (
+        "bot.i18n.catalogue",
+        "bot.client.replies",
         "bot.render",
-        "bot.stats",
+        "bot.queries.players",
         "bot.storage",
         "bot.table",
-        "bot.app",
+        "bot.client.bot",
     ),
-    "bot/app.py": (
-        "bot.collector",
-        "bot.command_translator",
-        "bot.guild_images",
-        "bot.health",
-        "bot.http1",
-        "bot.interactions",
-        "bot.languages",
-        "bot.publisher",
+    "bot/client/bot.py": (
+        "bot.runtime.gc_tuning",
+        "bot.i18n.commands",
+        "bot.client.guild_images",
+        "bot.runtime.health",
+        "bot.client.transport.http1",
+        "bot.client.replies",
+        "bot.client.languages",
+        "bot.client.publishing.publisher",
         "bot.render",
-        "bot.settings",
+        "bot.runtime.settings",
         "bot.storage",
         "bot.table",
     ),
@@ -67,8 +72,8 @@ PURE = (
     "bot/records",
     "bot/table",
     "bot/storage",
-    "bot/stats.py",
-    "bot/history.py",
+    "bot/queries/players.py",
+    "bot/queries/history.py",
 )
 
 
@@ -123,4 +128,4 @@ def test_pure_layers_never_touch_discord(layer: str) -> None:
 
 def test_app_imports_no_cog() -> None:
     """The bot factory loads cogs as extensions by name; it imports none of them."""
-    assert not [m for m in modules_imported(REPO / "bot/app.py") if m.startswith("cogs")]
+    assert not [m for m in modules_imported(REPO / "bot/client/bot.py") if m.startswith("cogs")]

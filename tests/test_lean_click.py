@@ -14,9 +14,9 @@ from aiohttp import web
 from discord.enums import InteractionResponseType
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
-from bot.app import slimming_clicked_messages
-from bot.http1 import Http1Client
-from bot.interactions import update_message
+from bot.client.bot import slimming_clicked_messages
+from bot.client.replies import update_message
+from bot.client.transport.http1 import Http1Client
 from bot.render.components import StaticView
 from tests.loopback import serve_as_discord
 
@@ -194,7 +194,7 @@ async def wire(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Callable[..., A
     """Start a CallbackServer, point discord.py's routes at it; yields a maker of both."""
     runners: list[web.AppRunner] = []
     wires: list[Http1Client] = []
-    monkeypatch.setattr("bot.rest._backoff", lambda attempt: 0.01)
+    monkeypatch.setattr("bot.client.transport.rest._backoff", lambda attempt: 0.01)
 
     async def make(*answers: tuple[int, dict[str, Any] | None, dict[str, str]]) -> Any:
         server = CallbackServer(list(answers))
@@ -283,7 +283,7 @@ async def test_a_callback_that_hangs_gives_up_and_frees_the_table(
 ) -> None:
     """A callback unanswered past its timeout raises (the table's lock is not held for the
     session's five minutes); the click is not marked answered."""
-    monkeypatch.setattr("bot.interactions.CALLBACK_TIMEOUT", 0.05)
+    monkeypatch.setattr("bot.client.replies.CALLBACK_TIMEOUT", 0.05)
     server, clicked = await wire()
     server.delay = 1.0
     loop = asyncio.get_running_loop()
@@ -306,8 +306,8 @@ async def test_retries_stop_once_the_answer_window_is_past(
 ) -> None:
     """A retry that would end past CALLBACK_TIMEOUT is not waited for: the error is raised
     at once (the table's lock is not held through the adapter's 25 s of backoff)."""
-    monkeypatch.setattr("bot.interactions.CALLBACK_TIMEOUT", 0.5)
-    monkeypatch.setattr("bot.rest._backoff", lambda attempt: 1.0)
+    monkeypatch.setattr("bot.client.replies.CALLBACK_TIMEOUT", 0.5)
+    monkeypatch.setattr("bot.client.transport.rest._backoff", lambda attempt: 1.0)
     server, clicked = await wire(answer, answer)
     loop = asyncio.get_running_loop()
     started = loop.time()

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 import bot.__main__ as cli
-from bot.app import CardtableBot, create_bot
+from bot.client.bot import CardtableBot, create_bot
+from bot.queries.players import player_stats
 from bot.records.results import GameResult, PlayerResult
-from bot.settings import Settings
-from bot.stats import player_stats
+from bot.runtime.settings import Settings
 from bot.storage import MIGRATIONS, ShardClaimed, Storage, TableRecord
 from tests.backends import Backend
 from tests.test_cli import EXIT_CONFIG, TOKEN, assert_config_error, run_bot

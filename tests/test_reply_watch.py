@@ -9,8 +9,8 @@ from typing import Any
 import discord
 import pytest
 
-from bot import interactions
-from bot.interactions import Reply
+from bot.client import replies as interactions
+from bot.client.replies import Reply
 
 
 class Response:

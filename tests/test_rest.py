@@ -1,4 +1,4 @@
-"""A move's REST calls on bot.http1: Discord's answers handled as discord.py handles them,
+"""A move's REST calls on http1: Discord's answers handled as discord.py handles them,
 rate limits learnt from its headers, and the living DM's edit made through them."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 from aiohttp import web
 from discord.http import HTTPClient
 
-import bot.rest as rest
-from bot.http1 import Http1Client
-from bot.publisher import DiscordPublisher
+import bot.client.transport.rest as rest
+from bot.client.publishing.publisher import DiscordPublisher
+from bot.client.transport.http1 import Http1Client
 from tests.loopback import serve_as_discord
 
 Answer = tuple[int, dict[str, Any] | None, dict[str, str]]
@@ -54,7 +54,7 @@ async def discord_server(
 ) -> AsyncIterator[Callable[..., Awaitable[DiscordServer]]]:
     """Start a DiscordServer, with discord.py's routes pointed at it; backoff cut short."""
     runners: list[web.AppRunner] = []
-    monkeypatch.setattr("bot.rest._backoff", lambda attempt: 0.01)
+    monkeypatch.setattr("bot.client.transport.rest._backoff", lambda attempt: 0.01)
 
     async def make(*answers: Answer) -> DiscordServer:
         server = DiscordServer(list(answers))
@@ -179,7 +179,7 @@ async def test_the_living_dm_is_edited_on_the_keep_alive_wire(
     discord_server: Callable[..., Awaitable[DiscordServer]], wire: Http1Client
 ) -> None:
     """With discord.py's real HTTP client, the edit is one PATCH of the text with the bot's
-    token, pinging nobody, on bot.http1's connections."""
+    token, pinging nobody, on bot.client.transport.http1's connections."""
     server = await discord_server()
     publisher = publisher_on(wire, [])
     assert await publisher._edit_living(session_with_dm(), "7", "🪙 8 chips")
@@ -226,7 +226,7 @@ async def test_a_living_dm_edit_that_hangs_gives_up(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """No answer within DM_EDIT_TIMEOUT: logged and given up (the next move edits again)."""
-    monkeypatch.setattr("bot.publisher.DM_EDIT_TIMEOUT", 0.1)
+    monkeypatch.setattr("bot.client.publishing.publisher.DM_EDIT_TIMEOUT", 0.1)
     server = await discord_server()
     server.delay = 1.0
     publisher = publisher_on(wire, [])

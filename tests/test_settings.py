@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.settings import (
+from bot.runtime.settings import (
     ConfigError,
     RedactingFilter,
     Settings,

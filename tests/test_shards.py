@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.settings import ConfigError, Settings, load_settings, parse_shard_ids
+from bot.runtime.settings import ConfigError, Settings, load_settings, parse_shard_ids
 from bot.table.shards import ShardSet, describe_ids, shard_of
 
 TOKEN = "A" * 24 + ".Bbbbbb." + "C" * 27

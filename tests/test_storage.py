@@ -12,8 +12,8 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
+from bot.queries.players import NoThanksFigures, leaderboard, player_stats
 from bot.records.results import GameResult, PlayerResult
-from bot.stats import NoThanksFigures, leaderboard, player_stats
 from bot.storage import (
     MIGRATIONS,
     OPEN_STATUSES,
@@ -713,7 +713,7 @@ async def test_second_claim_of_a_shard_is_refused(storage: Storage, backend: Bac
     other = await reopen(backend)
     try:
         if backend.name == "sqlite":
-            await other.claim_shards([2, 3])  # a no-op: bot.instance_lock refuses instead
+            await other.claim_shards([2, 3])  # a no-op: bot.runtime.instance_lock refuses instead
             return
         with pytest.raises(ShardClaimed) as raised:
             await other.claim_shards([3, 4, 2])
@@ -734,7 +734,7 @@ async def test_another_shard_count_is_refused(storage: Storage, backend: Backend
     third = await reopen(backend)
     try:
         if backend.name == "sqlite":
-            await other.claim_shards([0], 2)  # a no-op: bot.instance_lock refuses instead
+            await other.claim_shards([0], 2)  # a no-op: bot.runtime.instance_lock refuses instead
             return
         # Shard 0 of 2 holds guilds of shards 0 and 2 of 4: the shard ids alone miss it.
         with pytest.raises(ShardCountMismatch) as raised:

@@ -24,9 +24,9 @@ import simcord
 import simcord.interactions
 from simcord.preview import _capture
 
-from bot.app import create_bot
+from bot.client.bot import create_bot
 from bot.render.components import CUSTOM_ID
-from bot.settings import Settings
+from bot.runtime.settings import Settings
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # Discord locale codes; the table language follows the server's (guild) locale.

@@ -13,7 +13,7 @@ the do-nothing bot with the same traffic: what is left between it and cardtable 
 cardtable's own work.
 
 With ``--wire`` (implying ``--lean``) its answer and its DM edits go through cardtable's
-own keep-alive HTTP client (bot.http1 and bot.rest) instead of aiohttp, as cardtable's
+own keep-alive HTTP client (bot.client.transport) instead of aiohttp, as cardtable's
 do: ``--wire --living-dm --save`` is the leanest bot with a move's traffic, its save and
 cardtable's transport, and no game.
 
@@ -44,9 +44,9 @@ from discord.webhook.async_ import async_context
 from heap import trace_on_signal
 from wire import point_at
 
-import bot.rest as rest
-from bot.http1 import Http1Client
-from bot.interactions import post_callback
+import bot.client.transport.rest as rest
+from bot.client.replies import post_callback
+from bot.client.transport.http1 import Http1Client
 
 TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 

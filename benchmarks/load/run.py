@@ -15,7 +15,7 @@ interleaved; the medians are reported):
   **lean+DM+save** also commits each click to SQLite before answering (a table's state,
   metadata and move row in one transaction); **wire** and **wire+DM+save** are lean and
   lean+DM+save making their REST calls on cardtable's own keep-alive HTTP client
-  (``bot.http1``, as cardtable does) instead of aiohttp, so cardtable's CPU over
+  (``bot.client.transport.http1``, as cardtable does) instead of aiohttp, so cardtable's CPU over
   wire+DM+save is the game's own work. Default: baseline and lean+DM.
 
 The driver opens one No Thanks! table per guild the way people do (``/nothanks start``,
@@ -112,7 +112,7 @@ BASELINES: dict[str, tuple[str, ...]] = {
     "lean": ("--lean",),  # answers with the plain callback, as cardtable does
     "lean+DM": ("--lean", "--living-dm"),  # the leanest bot with a move's REST traffic
     "lean+DM+save": ("--lean", "--living-dm", "--save"),  # ... and a move's durable save
-    # The same two on cardtable's own transport (bot.http1) instead of aiohttp's.
+    # The same two on cardtable's own transport (bot.client.transport.http1) instead of aiohttp's.
     "wire": ("--wire",),
     "wire+DM+save": ("--wire", "--living-dm", "--save"),
 }
@@ -890,8 +890,8 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
         " does; lean+DM: both, the leanest bot making a move's REST calls; lean+DM+save:"
         " and committing each click to SQLite first (state, metadata and move row);"
         " wire, wire+DM+save: lean and lean+DM+save on cardtable's own HTTP client"
-        " (bot.http1) instead of aiohttp; previous: the cardtable of --previous (an earlier"
-        " commit), its ratio is now/then"
+        " (bot.client.transport) instead of aiohttp; previous: the cardtable of --previous"
+        " (an earlier commit), its ratio is now/then"
     )
     print(
         "1-core/s: the clicks per second one whole core would answer at this CPU per click"

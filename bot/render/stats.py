@@ -5,9 +5,7 @@ from __future__ import annotations
 import discord
 
 from bot.i18n import t
-from bot.render.components import TableSelect, static_view
-from bot.render.limits import fit
-from bot.stats import (
+from bot.queries.players import (
     BOARD_THRESHOLD,
     BoardEntry,
     Leaderboard,
@@ -16,6 +14,8 @@ from bot.stats import (
     RageFigures,
     shown_rating,
 )
+from bot.render.components import TableSelect, static_view
+from bot.render.limits import fit
 from bot.table.spec import MessageFields, escape_name, one_line
 
 # The leaderboard's select names no table: its choices are answered by the game's cog.

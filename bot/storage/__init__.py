@@ -2,10 +2,11 @@
 
 `Storage.open(path)` opens a SQLite file (the default); `Storage.open("postgresql://…")`
 a PostgreSQL database. Both run the same migrations (bot.storage.schema) and the same
-units of work (bot.storage.work) behind the one interface (bot.storage.interface).
+units of work (bot.storage.work) behind the one base class (bot.storage.base).
 """
 
-from bot.storage.base import (
+from bot.storage.base import Storage
+from bot.storage.rows import (
     OPEN_STATUSES,
     BrokenRow,
     ChannelBusy,
@@ -18,7 +19,6 @@ from bot.storage.base import (
     broken_row,
     is_postgres_url,
 )
-from bot.storage.interface import Storage
 from bot.storage.schema import MIGRATIONS, TABLES, Migration, Rewrite, upgrade_extra
 from bot.storage.sqlite import SqliteStorage, schema_version_of
 

@@ -1,170 +1,244 @@
-"""What both backends share: the stored records, the errors, and what a transaction offers."""
+"""The Storage interface, implemented once on the two primitives each backend provides.
+
+`_transaction` runs one unit of work (bot.storage.work) in one transaction and `read`
+returns the rows of a read-only query. SQL is written once, with `?` placeholders; the
+PostgreSQL backend numbers them.
+"""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Collection, Coroutine, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, TypeVar
 
-OPEN_STATUSES = ("lobby", "running")
-POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+from bot.records.results import GameResult
+from bot.storage import work
+from bot.storage.rows import (
+    BrokenRow,
+    Dialect,
+    TableRecord,
+    broken_row,
+    is_postgres_url,
+    row_to_record,
+)
+
+T = TypeVar("T")
+Work = Callable[..., Coroutine[Any, Any, T]]
 
 
-class SchemaTooNew(RuntimeError):
-    """The database was written by a newer version of the bot."""
+class Storage(ABC):
+    """The bot's database, SQLite or PostgreSQL: tables, their move logs and the records."""
 
+    dialect: Dialect
+    # Called (with the reason) when the shards claimed can no longer be held: the process
+    # must stop running them. Only PostgreSQL claims can be lost.
+    on_claim_lost: Callable[[str], None] | None = None
 
-class ChannelBusy(Exception):
-    """The channel already has an open lobby or a running game."""
+    @classmethod
+    async def open(cls, target: Path | str, *, busy_timeout: float = 5.0) -> Storage:
+        """Open the database (a SQLite path or a postgresql:// URL) and migrate its schema.
 
+        ``busy_timeout`` is how long a SQLite write waits for another connection's lock
+        before it fails; the table layer defers a click whose save takes longer than
+        Discord allows.
+        """
+        if is_postgres_url(target):
+            from bot.storage.postgres import PostgresStorage
 
-class StaleWrite(Exception):
-    """A save named a revision the database no longer holds: someone wrote newer state."""
+            return await PostgresStorage.connect(str(target))
+        from bot.storage.sqlite import SqliteStorage
 
+        return await SqliteStorage.connect(target, busy_timeout=busy_timeout)
 
-class ShardCountMismatch(RuntimeError):
-    """Another process on the same database splits the guilds into another number of shards.
+    @abstractmethod
+    async def close(self) -> None:
+        """Close every connection (and give up any shard claimed)."""
 
-    A guild's shard depends on the count, so two processes with different counts could
-    both run one guild's tables without ever claiming the same shard id.
-    """
+    @abstractmethod
+    async def schema_version(self) -> int:
+        """The schema version the database is at."""
 
-    def __init__(self, count: int, others: Iterable[int]) -> None:
-        self.count = count
-        self.others = tuple(sorted(others))
-        listed = ", ".join(_count_name(other) for other in self.others)
-        super().__init__(
-            f"this process runs {_count_name(count)}, but another cardtable process on this"
-            f" database runs {listed}; give every process the same SHARD_COUNT, or stop the"
-            " others first"
+    @abstractmethod
+    async def migrate(self) -> None:
+        """Apply every migration the database has not seen yet, each in its own transaction."""
+
+    @abstractmethod
+    async def claim_shards(self, shard_ids: Sequence[int], shard_count: int | None = None) -> None:
+        """Own these shards for the life of this storage; ShardClaimed if another has one.
+
+        ``shard_count`` is the number of shards the guilds are split into (0: every shard,
+        the count left to Discord); ShardCountMismatch if another process runs another
+        count. None leaves the count unchecked.
+        """
+
+    @abstractmethod
+    async def read(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Rows of a read-only query (the records' history, stats and leaderboards)."""
+
+    @abstractmethod
+    async def _transaction(self, unit: Work[T], *args: Any) -> T:
+        """Run ``unit(transaction, *args)`` in one transaction; roll back if it raises."""
+
+    async def create_table(self, record: TableRecord) -> TableRecord:
+        """Insert a new table and set its id; ChannelBusy if the channel has an open one."""
+        record.id = await self._transaction(work.insert_table, record, time.time())
+        record.revision = 0
+        return record
+
+    async def save_table(
+        self,
+        record: TableRecord,
+        move: tuple[str, str] | None = None,
+        *,
+        expect_revision: int | None = None,
+        result: GameResult | None = None,
+        columns: Collection[str] | None = None,
+    ) -> None:
+        """Write the table and the move that produced it in one transaction.
+
+        The save replaces ``expect_revision`` (default: the record's own revision) and
+        bumps it; StaleWrite if the database holds another revision, so a stale writer
+        never overwrites newer state. The record's revision is updated only on success.
+
+        With a ``result`` (a game that ends), the records are written in the same
+        transaction: the game, its players and, for a finished game, the new ratings,
+        whose changes are also put into ``record.meta["rating_changes"]``.
+
+        ``columns`` names the columns that changed (of ``work.TABLE_COLUMNS``); the others
+        are left as stored. Every column is written when it is None.
+        """
+        if record.id is None:
+            raise ValueError("save_table needs a table that was created first")
+        expected = record.revision if expect_revision is None else expect_revision
+        written = work.saved_columns(columns)
+        await self._save(record, move, expected, time.time(), result, written)
+        record.revision = expected + 1
+
+    async def _save(
+        self,
+        record: TableRecord,
+        move: tuple[str, str] | None,
+        expected: int,
+        now: float,
+        result: GameResult | None,
+        columns: tuple[str, ...] = work.TABLE_COLUMNS,
+    ) -> None:
+        """The save itself (bot.storage.work.update_table); a backend may do it faster."""
+        await self._transaction(work.update_table, record, move, expected, now, result, columns)
+
+    async def record_game(self, result: GameResult) -> dict[str, float]:
+        """Keep a game that ended outside a table save (back-fills); its rating changes."""
+        return await self._transaction(work.record_game, result)
+
+    async def unrecorded_games(self) -> list[tuple[TableRecord, float, float]]:
+        """Games that ended before the records existed: (table, created, updated), in order."""
+        rows = await self.read(
+            "SELECT t.* FROM tables AS t LEFT JOIN games AS g ON g.table_id = t.id"
+            " WHERE g.table_id IS NULL AND t.status IN ('finished', 'abandoned')"
+            " AND t.state IS NOT NULL ORDER BY t.updated_at, t.id"
         )
+        found = []
+        for row in rows:
+            try:
+                found.append((row_to_record(row), row["created_at"], row["updated_at"]))
+            except (ValueError, TypeError):
+                continue  # an unreadable old row is simply not back-filled
+        return found
 
+    async def quarantine(self, table_id: int) -> None:
+        """Close a table that no longer loads (status `broken`), freeing its channel."""
+        await self._transaction(work.quarantine, table_id, time.time())
 
-def _count_name(count: int) -> str:
-    return "every shard (SHARD_COUNT unset)" if count == 0 else f"SHARD_COUNT={count}"
-
-
-class ShardClaimed(RuntimeError):
-    """Another process on the same database already owns some of the shards asked for."""
-
-    def __init__(self, shards: Sequence[int]) -> None:
-        self.shards = tuple(shards)
-        listed = ", ".join(str(shard) for shard in self.shards)
-        super().__init__(
-            f"shard{'s' if len(self.shards) > 1 else ''} {listed} already claimed by another"
-            " cardtable process on this database; give each process its own SHARD_IDS,"
-            " or stop the other one first"
+    async def rematch_opened(self, table_id: int) -> bool:
+        """Whether a rematch of this table was ever opened (a table is rematched once)."""
+        rows = await self.read(
+            "SELECT 1 FROM tables WHERE json_extract(meta, '$.rematch_of') = ? LIMIT 1",
+            (table_id,),
         )
+        return bool(rows)
 
+    async def discard_table(self, table_id: int) -> None:
+        """Delete a table that never reached its channel (its lobby message failed)."""
+        await self._transaction(work.discard_table, table_id)
 
-class Row(Protocol):
-    """A result row: columns by name or position (sqlite3.Row and asyncpg.Record both are)."""
+    async def get_table(self, table_id: int) -> TableRecord | None:
+        """The table with this id, or None."""
+        rows = await self.read("SELECT * FROM tables WHERE id = ?", (table_id,))
+        return row_to_record(rows[0]) if rows else None
 
-    def __getitem__(self, key: Any, /) -> Any: ...
+    async def open_tables(
+        self,
+        game: str | None = None,
+        shard_count: int | None = None,
+        shard_ids: Collection[int] | None = None,
+    ) -> list[TableRecord | BrokenRow]:
+        """Every lobby and running game (of one game, if given; of the guilds of these
+        shards out of ``shard_count``, if given), oldest first.
 
+        A row that cannot be decoded comes back as a BrokenRow, never as an exception.
+        """
+        query = "SELECT * FROM tables WHERE status IN ('lobby', 'running')"
+        params: tuple[Any, ...] = ()
+        if game is not None:
+            query += " AND game = ?"
+            params = (game,)
+        if shard_ids is not None:
+            if shard_count is None or shard_count < 1:
+                raise ValueError("shard ids need a shard count")
+            ids = sorted(set(shard_ids))
+            # bot.table.shards.shard_of in SQL (storage may not import the table layer;
+            # test_open_tables_of_some_shards holds the two together), filtered here so
+            # that a process never reads another shard's states at all.
+            query += (
+                " AND ((COALESCE(guild_id, 0) >> 22) % ?) IN (" + ", ".join("?" for _ in ids) + ")"
+            )
+            params += (shard_count, *ids)
+        records: list[TableRecord | BrokenRow] = []
+        for row in await self.read(query + " ORDER BY id", params):
+            try:
+                records.append(row_to_record(row))
+            except (ValueError, TypeError) as error:
+                # One unreadable row (a hand edit, another version) must not keep every
+                # other table from starting: the caller quarantines it.
+                records.append(broken_row(row, f"unreadable row: {error}"))
+        return records
 
-@dataclass(slots=True)
-class TableRecord:
-    """One table as stored: a lobby, a running game, or a finished one."""
+    async def moves(self, table_id: int) -> list[tuple[int, str, str]]:
+        """The move log of one table: (move number, player, action)."""
+        rows = await self.read(
+            "SELECT move_number, player, action FROM moves WHERE table_id = ? ORDER BY move_number",
+            (table_id,),
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
 
-    game: str
-    channel_id: int
-    host_id: int
-    guild_id: int | None = None
-    status: str = "lobby"
-    options: dict[str, Any] = field(default_factory=dict)
-    seats: list[int] = field(default_factory=list)
-    state: dict[str, Any] | None = None
-    move_number: int = 0
-    message_id: int | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
-    id: int | None = None
-    # Bumped by every save; a save names the revision it replaces (optimistic concurrency).
-    revision: int = 0
+    async def get_guild_language(self, guild_id: int) -> str | None:
+        """The language a server chose for public table messages, or None for its default."""
+        rows = await self.read(
+            "SELECT language FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        )
+        return None if not rows else rows[0]["language"]
 
-    @property
-    def is_open(self) -> bool:
-        """Whether the table still occupies its channel (lobby or running)."""
-        return self.status in OPEN_STATUSES
+    async def set_guild_language(self, guild_id: int, language: str | None) -> None:
+        """Store a server's language for public table messages; None clears it."""
+        await self._transaction(work.set_guild_language, guild_id, language)
 
+    async def get_guild_images(self, guild_id: int) -> bool | None:
+        """Whether a server's table messages show pictures; None if it never chose."""
+        rows = await self.read("SELECT images FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        return None if not rows or rows[0]["images"] is None else bool(rows[0]["images"])
 
-@dataclass(frozen=True, slots=True)
-class BrokenRow:
-    """A stored open table that no longer loads: enough to free its channel and say so."""
+    async def set_guild_images(self, guild_id: int, images: bool) -> None:
+        """Store whether a server's table messages show pictures of the table."""
+        await self._transaction(work.set_guild_images, guild_id, images)
 
-    id: int
-    game: str
-    channel_id: int
-    guild_id: int | None
-    message_id: int | None
-    reason: str
+    async def forget_user(self, user_id: int, anonymous: str, name: str = "former player") -> int:
+        """Forget a person in every server's records, in one transaction; rows changed.
 
-
-def row_to_record(row: Row) -> TableRecord:
-    """The record of a `tables` row; ValueError or TypeError if its JSON is unreadable."""
-    return TableRecord(
-        id=row["id"],
-        game=row["game"],
-        guild_id=row["guild_id"],
-        channel_id=row["channel_id"],
-        message_id=row["message_id"],
-        host_id=row["host_id"],
-        status=row["status"],
-        options=json.loads(row["options"]),
-        seats=json.loads(row["seats"]),
-        state=json.loads(row["state"]) if row["state"] else None,
-        move_number=row["move_number"],
-        meta=json.loads(row["meta"]),
-        revision=row["revision"],
-    )
-
-
-def broken_row(row: Any, reason: str) -> BrokenRow:
-    """The parts of a stored row that locate its table, whatever else is wrong with it."""
-    return BrokenRow(
-        id=int(row["id"]),
-        game=str(row["game"]),
-        channel_id=int(row["channel_id"]),
-        guild_id=row["guild_id"],
-        message_id=row["message_id"],
-        reason=reason,
-    )
-
-
-def is_postgres_url(target: Path | str) -> bool:
-    """Whether a database target names a PostgreSQL server rather than a SQLite file."""
-    return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
-
-
-class Transaction(Protocol):
-    """One open transaction: statements with `?` placeholders, on either backend."""
-
-    @property
-    def dialect(self) -> Dialect:
-        """The SQL that differs between the backends."""
-        ...
-
-    async def execute(self, sql: str, *params: Any) -> int:
-        """Run a statement; the number of rows it changed."""
-        ...
-
-    async def fetch(self, sql: str, *params: Any) -> list[Any]:
-        """The rows of a query."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class Dialect:
-    """The few things said differently to SQLite and to PostgreSQL."""
-
-    name: str
-    # The errors a unique index raises (one open table per channel).
-    unique_violation: tuple[type[BaseException], ...]
-    # A condition with one `?` (a player id): a closed table's metadata names that player.
-    names_player: str
-    # The statement that records the schema version (formatted with ``version``).
-    set_version: str
-    # The step's DDL as this backend needs it.
-    ddl: Callable[[str], str]
+        Their seats in stored games take ``anonymous`` as id (in the move log too, so the
+        games still replay for the others) and ``name``; their names in closed tables'
+        metadata become ``name``; their ratings are deleted. Open tables are left alone:
+        the caller refuses while the person sits at one.
+        """
+        return await self._transaction(work.forget_user, str(user_id), anonymous, name)

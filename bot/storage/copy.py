@@ -8,7 +8,7 @@ from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 
-from bot.storage.interface import Storage
+from bot.storage.base import Storage
 from bot.storage.postgres import CONNECT_TIMEOUT
 from bot.storage.schema import TABLES
 

@@ -19,7 +19,8 @@ import asyncpg  # type: ignore[import-untyped]
 
 from bot.records.results import GameResult
 from bot.storage import work
-from bot.storage.base import (
+from bot.storage.base import Storage, Work
+from bot.storage.rows import (
     Dialect,
     SchemaTooNew,
     ShardClaimed,
@@ -27,7 +28,6 @@ from bot.storage.base import (
     StaleWrite,
     TableRecord,
 )
-from bot.storage.interface import Storage, Work
 from bot.storage.schema import MIGRATIONS, postgres_ddl
 
 T = TypeVar("T")
@@ -54,7 +54,7 @@ POSTGRES = Dialect(
 )
 
 # Made once, before the first migration: where the schema version is kept, and the two
-# SQLite functions the records' queries use (bot.stats), so that their SQL stays one text.
+# SQLite functions the records' queries use (bot.queries.players), so that their SQL stays one text.
 BOOTSTRAP = """
 CREATE TABLE cardtable_schema (version INTEGER NOT NULL);
 INSERT INTO cardtable_schema (version) VALUES (0);

@@ -11,8 +11,8 @@ from typing import Any, TypeVar, cast
 import aiosqlite
 
 from bot.storage import work
-from bot.storage.base import Dialect, SchemaTooNew
-from bot.storage.interface import Storage, Work
+from bot.storage.base import Storage, Work
+from bot.storage.rows import Dialect, SchemaTooNew
 from bot.storage.schema import MIGRATIONS, Migration
 
 T = TypeVar("T")
@@ -152,7 +152,8 @@ class SqliteStorage(Storage):
                 await self._in_thread(_in_transaction, work.apply_step, (step, version))
 
     async def claim_shards(self, shard_ids: Sequence[int], shard_count: int | None = None) -> None:
-        """Nothing to do: the instance lock (bot.instance_lock) keeps a file to one process."""
+        """Nothing to do: the instance lock (bot.runtime.instance_lock) keeps a file to one
+        process."""
 
     async def read(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of a read-only query (the records' history, stats and leaderboards)."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.records.ratings import Rating, rate
 from bot.records.results import GameResult, PlayerResult
-from bot.storage.base import ChannelBusy, StaleWrite, TableRecord, Transaction
+from bot.storage.rows import ChannelBusy, StaleWrite, TableRecord, Transaction
 from bot.storage.schema import Migration, Rewrite, dump, statements
 
 

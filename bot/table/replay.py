@@ -1,6 +1,6 @@
 """Replays of stored games: the public view after every move, from the seed and the move log.
 
-Pure: the caller loads the game (bot.history) and renders the views (bot.render.records).
+Pure: the caller loads the game (bot.queries.history) and renders the views (bot.render.records).
 A replay shows what a spectator saw, so only public views (``engine.view(None)``) are kept.
 """
 

@@ -27,7 +27,7 @@ def load_run() -> ModuleType:
 @pytest.mark.parametrize("mode", ["cardtable", "wire+DM+save"])
 async def test_tables_play_on_the_wire(mode: str) -> None:
     """Against the fake Discord over loopback, with discord.py's own webhook adapter and
-    HTTP client (so answers and living DM edits take bot.http1): every click answered,
+    HTTP client (so answers and living DM edits take bot.client.transport): every click answered,
     the clickers' DMs edited in place, no errors, nothing deferred."""
     run = load_run()
     result = await run.run_once(

@@ -25,8 +25,8 @@ from typing import Any
 
 from simcord import Env
 
-from bot.app import create_bot
-from bot.settings import Settings
+from bot.client.bot import create_bot
+from bot.runtime.settings import Settings
 from bot.storage import ShardClaimed, ShardCountMismatch, Storage
 from bot.table.session import Draft, TableSession
 from bot.table.shards import ShardSet

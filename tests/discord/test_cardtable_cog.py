@@ -16,11 +16,11 @@ import pytest
 from simcord import Env
 from simcord.builders import ChannelHandle, GuildHandle
 
-from bot.app import CardtableBot
-from bot.command_translator import CatalogueTranslator
-from bot.guild_images import GuildImages
+from bot.client.bot import CardtableBot
+from bot.client.guild_images import GuildImages
+from bot.client.languages import GuildLanguages
 from bot.i18n import catalogues, t
-from bot.languages import GuildLanguages
+from bot.i18n.commands import CatalogueTranslator
 from bot.storage import Storage
 from tests.discord.helpers import open_table
 
@@ -28,7 +28,7 @@ EXTENSION = "cogs.cardtable"
 
 
 async def setup_guild(env: Env) -> tuple[GuildHandle, ChannelHandle, list[Any]]:
-    """Load the settings cog (until bot/app.py lists it), sync, and make a guild with
+    """Load the settings cog (until bot/client/bot.py lists it), sync, and make a guild with
     an admin (Manage Server role) and a plain member."""
     if EXTENSION not in env.bot.extensions:
         await env.bot.load_extension(EXTENSION)

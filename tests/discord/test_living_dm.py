@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from simcord import Env
 
-from bot import publisher
+from bot.client.publishing import publisher
 from bot.engines.nothanks import NoThanksGame
 from bot.render import nothanks as render
 from bot.table.meta import TableMeta

@@ -10,7 +10,7 @@ import discord
 import pytest
 from simcord import Env
 
-from bot.app import CardtableBot
+from bot.client.bot import CardtableBot
 from bot.engines.nothanks import TAKE
 from bot.table.errors import UserError
 from tests.discord.helpers import button_ids, choose, click_stored, dms, open_table, snapshot

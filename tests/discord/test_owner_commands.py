@@ -12,7 +12,7 @@ from discord.ext import commands
 from simcord import Env
 from simcord.builders import ChannelHandle
 
-from bot.app import CardtableBot
+from bot.client.bot import CardtableBot
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -74,7 +74,7 @@ async def test_stranger_mention_is_ignored(
     assert any(
         record.levelno == logging.DEBUG and "ignored" in record.getMessage()
         for record in caplog.records
-        if record.name == "bot.app"
+        if record.name == "bot.client.bot"
     )
 
 
@@ -103,7 +103,7 @@ async def test_owner_unknown_command_is_debug_only(
     assert any(
         record.levelno == logging.DEBUG and "hello" in record.getMessage()
         for record in caplog.records
-        if record.name == "bot.app"
+        if record.name == "bot.client.bot"
     )
 
 

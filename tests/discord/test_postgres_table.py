@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from simcord import Env
 
-from bot.app import CardtableBot
-from bot.history import load_game, recent_games
-from bot.settings import Settings
-from bot.stats import player_stats
+from bot.client.bot import CardtableBot
+from bot.queries.history import load_game, recent_games
+from bot.queries.players import player_stats
+from bot.runtime.settings import Settings
 from bot.storage.postgres import PostgresStorage
 from tests.conftest import TEST_TOKEN
 from tests.discord.helpers import choose, open_table

@@ -9,7 +9,7 @@ import pytest
 from simcord import Env
 from simcord.results import ResponseMessage
 
-from bot.app import CardtableBot
+from bot.client.bot import CardtableBot
 from bot.engines.rage import JOKER, Bid, Card, Colour, Phase, Play, RageState
 from bot.i18n import t
 from tests.discord.test_rage_table import (

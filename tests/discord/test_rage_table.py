@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from simcord import Env
 
-from bot.app import CardtableBot
+from bot.client.bot import CardtableBot
 from bot.engines.rage import JOKER, Bid, Colour, Phase, Play, RageOptions, RageState
 from tests.discord.helpers import NAMES, click_stored, message_by_id, select_stored, snapshot
 

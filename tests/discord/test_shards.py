@@ -14,8 +14,8 @@ import pytest
 from simcord import Env
 from simcord.gateway import ShardRouter
 
-from bot.app import CardtableBot, create_bot
-from bot.settings import Settings
+from bot.client.bot import CardtableBot, create_bot
+from bot.runtime.settings import Settings
 from bot.storage import Storage, TableRecord
 from tests.discord.helpers import Table, click_stored, dms, open_table
 
@@ -188,7 +188,7 @@ async def test_a_misrouted_click_or_command_for_another_shard_is_refused(
     edits = edits_of(simcord_env, odd)
     active = odd.actor(odd.game.active_player or "")
 
-    with caplog.at_level(logging.WARNING, logger="bot.app"):
+    with caplog.at_level(logging.WARNING, logger="bot.client.bot"):
         clicked = await odd.click(active, "No thanks!")
         stopped = await odd.players[0].slash(odd.channel, "nothanks stop")
         started = await odd.players[1].slash(odd.channel, "rage start")
@@ -228,7 +228,7 @@ async def test_a_direct_message_click_is_judged_by_its_tables_guild(
         stored.components = copy.deepcopy(table_message.components)
         return await click_stored(player.user, stored, button_ids_of(stored)["No thanks!"])
 
-    with caplog.at_level(logging.WARNING, logger="bot.app"):
+    with caplog.at_level(logging.WARNING, logger="bot.client.bot"):
         foreign = await click_in_dm(odd)
     assert foreign.ephemeral and foreign.response.content.startswith(REFUSED)
     assert await stored_row(simcord_env, odd) == before

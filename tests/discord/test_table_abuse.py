@@ -10,7 +10,7 @@ from typing import Any
 import discord
 from simcord import Env
 
-from bot.app import CardtableBot
+from bot.client.bot import CardtableBot
 from bot.table.spec import Letter
 from tests.discord.helpers import (
     NAMES,

@@ -16,7 +16,7 @@ from simcord import Env
 from simcord.builders import ChannelHandle, GuildHandle
 from simcord.results import InteractionResult
 
-from bot.app import EXTENSIONS, CardtableBot
+from bot.client.bot import EXTENSIONS, CardtableBot
 from bot.engines.rage import JOKER
 from bot.table.session import TableSession
 from tests.discord.helpers import (

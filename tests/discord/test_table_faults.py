@@ -15,8 +15,8 @@ import discord
 import pytest
 from simcord import Env
 
-from bot import interactions
-from bot.app import CardtableBot
+from bot.client import replies as interactions
+from bot.client.bot import CardtableBot
 from bot.storage import Storage, TableRecord
 from tests.discord.helpers import NAMES, Table, click_stored, open_table
 

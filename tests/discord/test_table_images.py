@@ -125,7 +125,7 @@ async def test_a_picture_that_cannot_be_painted_leaves_the_text_table(
 
     monkeypatch.setattr(nothanks_pictures, "table_png", broken)
     move = table.game.move_number
-    with caplog.at_level(logging.ERROR, logger="bot.publisher"):
+    with caplog.at_level(logging.ERROR, logger="bot.client.publishing.publisher"):
         result = await table.click(table.active(), choose(table.game))
     assert not result.ephemeral
     assert table.game.move_number == move + 1
@@ -175,7 +175,7 @@ async def test_a_refused_picture_falls_back_to_text(
 
     monkeypatch.setattr(publisher, "edit", no_uploads)
     publisher._carried.clear()  # as after a restart: the next edit uploads
-    with caplog.at_level(logging.WARNING, logger="bot.publisher"):
+    with caplog.at_level(logging.WARNING, logger="bot.client.publishing.publisher"):
         await publisher.show(table.session)
     assert picture_of(simcord_env, table.message) is None
     assert table.embed.fields

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 from simcord import Env
 
-from bot.settings import Settings
+from bot.runtime.settings import Settings
 from tests.discord.helpers import choose
 from tests.discord.test_turns import start_table
 

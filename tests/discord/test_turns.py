@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from simcord import Env
 
-from bot.app import CardtableBot, now
+from bot.client.bot import CardtableBot, now
 from bot.table.timers import LOBBY_TTL
 from tests.discord.helpers import NAMES, Table, button_ids, message_by_id
 

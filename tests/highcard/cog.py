@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import discord
 from discord import app_commands
 
-from bot.interactions import Reply, answers_user_errors
+from bot.client.game_cog import LEVEL_CHOICES, GameTableCog, locale_code, seat_of
+from bot.client.replies import Reply, answers_user_errors
 from bot.render.components import Click
 from bot.table.errors import TableMovedOn
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec
-from bot.tablecog import LEVEL_CHOICES, GameTableCog, locale_code, seat_of
 from tests.highcard.engine import MAX_PLAYERS, MIN_PLAYERS, HighCardGame, HighCardView
 from tests.highcard.render import HighCardRenderer
 
 if TYPE_CHECKING:
-    from bot.app import CardtableBot
+    from bot.client.bot import CardtableBot
 
 GAME = "highcard"
 

@@ -7,7 +7,7 @@ import threading
 from types import SimpleNamespace
 from typing import Any
 
-from bot.publisher import DiscordPublisher
+from bot.client.publishing.publisher import DiscordPublisher
 from bot.render.images import nothanks as pictures
 from bot.render.images.cache import Picture, PictureCache
 from tests.render_images.scenes import facts, nothanks_game

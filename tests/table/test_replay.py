@@ -12,7 +12,7 @@ from functools import partial
 
 import pytest
 
-from bot.history import load_game, recent_games
+from bot.queries.history import load_game, recent_games
 from bot.render.records import replay_message
 from bot.render.table import public_message
 from bot.table.replay import (

@@ -9,9 +9,7 @@ from typing import Any
 import pytest
 from openskill.models import PlackettLuce
 
-from bot.records.ratings import MIN_RATED_GAMES
-from bot.records.results import GameResult, PlayerResult
-from bot.stats import (
+from bot.queries.players import (
     QUERIES,
     NoThanksFigures,
     RageFigures,
@@ -19,6 +17,8 @@ from bot.stats import (
     player_stats,
     ranked,
 )
+from bot.records.ratings import MIN_RATED_GAMES
+from bot.records.results import GameResult, PlayerResult
 from bot.storage import Storage, TableRecord
 from cogs.nothanks import SPEC as NOTHANKS
 from tests.table.harness import BEN, CID, DORA, GUILD, HOST, Harness, play_one, started

@@ -14,16 +14,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-import bot.collector as collector
-from bot.command_translator import CatalogueTranslator
-from bot.guild_images import GuildImages
-from bot.health import heartbeat_path, write_heartbeat
-from bot.http1 import Http1Client
-from bot.interactions import answer_error, release
-from bot.languages import GuildLanguages
-from bot.publisher import DiscordPublisher
+from bot.client.guild_images import GuildImages
+from bot.client.languages import GuildLanguages
+from bot.client.publishing.publisher import DiscordPublisher
+from bot.client.replies import answer_error, release
+from bot.client.transport.http1 import Http1Client
+from bot.i18n.commands import CatalogueTranslator
 from bot.render.components import TABLE_PREFIXES, Click, parse_click
-from bot.settings import Settings
+from bot.runtime import gc_tuning
+from bot.runtime.health import heartbeat_path, write_heartbeat
+from bot.runtime.settings import Settings
 from bot.storage import Storage
 from bot.table.errors import UserError
 from bot.table.shards import ShardSet
@@ -149,7 +149,7 @@ class CardtableBot(commands.AutoShardedBot):
         # `python -m bot` sets it: a test process must not freeze its fixtures out of reach.
         self.freeze_when_ready = False
         self._frozen = False
-        # The keep-alive connections a move's REST calls take (bot.http1).
+        # The keep-alive connections a move's REST calls take (bot.client.transport.http1).
         self.http1 = Http1Client()
         parsers = self._connection.parsers
         parsers["INTERACTION_CREATE"] = slimming_clicked_messages(parsers["INTERACTION_CREATE"])
@@ -238,7 +238,7 @@ class CardtableBot(commands.AutoShardedBot):
         # Once: on_ready comes again after a reconnect, by when start-up's objects are frozen.
         if self.freeze_when_ready and not self._frozen:
             self._frozen = True
-            collector.freeze_survivors()
+            gc_tuning.freeze_survivors()
 
     def guild_language(self, guild_id: int | None) -> str | None:
         """The language a server chose for its public table messages (/cardtable language)."""

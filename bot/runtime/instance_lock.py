@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from types import TracebackType
 
-from bot.settings import ConfigError
+from bot.runtime.settings import ConfigError
 
 
 class DatabaseInUse(ConfigError):

@@ -16,11 +16,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.client.replies import Reply, answer_error, reply_ephemeral
 from bot.i18n import t
-from bot.interactions import Reply, answer_error, reply_ephemeral
+from bot.queries.players import PlayerStats, leaderboard, player_stats
 from bot.render.components import Click
 from bot.render.stats import STATS_ACTION, computer_label, leaderboard_message, stats_message
-from bot.stats import PlayerStats, leaderboard, player_stats
 from bot.storage import TableRecord
 from bot.table.errors import TableMovedOn, UserError
 from bot.table.meta import TableMeta
@@ -28,7 +28,7 @@ from bot.table.session import LEVELS, Draft, TableSession
 from bot.table.spec import GameSpec, escape_name, is_computer_id
 
 if TYPE_CHECKING:
-    from bot.app import CardtableBot
+    from bot.client.bot import CardtableBot
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 
 from babel.messages.pofile import read_po
 
-LOCALES_DIR = Path(__file__).resolve().parent.parent / "data" / "locales"
+LOCALES_DIR = Path(__file__).resolve().parents[2] / "data" / "locales"
 FALLBACK = "en"
 log = logging.getLogger(__name__)
 

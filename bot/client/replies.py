@@ -23,8 +23,8 @@ from discord.webhook.async_ import (
     interaction_message_response_params,
 )
 
-import bot.rest as rest
-from bot.http1 import Http1Client
+import bot.client.transport.rest as rest
+from bot.client.transport.http1 import Http1Client
 from bot.i18n import t
 from bot.table.errors import UserError, localize
 
@@ -181,7 +181,7 @@ async def post_callback(
     user_agent: str,
 ) -> None:
     """POST an interaction's callback, as discord.py's webhook adapter does, without its
-    per-webhook lock, its Route and aiohttp's request machinery (see bot.http1).
+    per-webhook lock, its Route and aiohttp's request machinery (see bot.client.transport.http1).
 
     The adapter serialises the requests of one webhook behind a lock made for it; a
     callback is the one request its interaction's token makes before any follow-up, so

@@ -3,7 +3,7 @@
 With the default thresholds (700, 10, 10) a busy bot runs a young collection every few
 clicks and, every hundred of those, a full one that walks every object discord.py and the
 tables keep (over 100,000): about 8% of the CPU under load went there. Almost everything a
-click allocates is freed by reference counting (`bot.interactions.release` cuts the one
+click allocates is freed by reference counting (`bot.client.replies.release` cuts the one
 cycle each click made), so collecting less often frees the same memory for less work, and
 objects that live as long as the process (modules, caches, commands, restored tables) are
 frozen out of the full collections once the bot is ready.

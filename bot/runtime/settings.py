@@ -43,7 +43,7 @@ class Settings:
     owner_ids: frozenset[int] = frozenset()
     http_debug: bool = False
     # DATABASE_URL: a PostgreSQL database instead of the SQLite file. The file's folder
-    # still holds the heartbeat (bot.health).
+    # still holds the heartbeat (bot.runtime.health).
     database_url: str | None = None
 
     @property

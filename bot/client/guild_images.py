@@ -6,7 +6,7 @@ Pictures are on unless a server turned them off.
 
 from __future__ import annotations
 
-from bot.guild_settings import GuildSetting
+from bot.client.guild_settings import GuildSetting
 from bot.storage import Storage
 
 

@@ -6,7 +6,7 @@ it without a query.
 
 from __future__ import annotations
 
-from bot.guild_settings import GuildSetting
+from bot.client.guild_settings import GuildSetting
 from bot.storage import Storage
 
 

@@ -1,6 +1,6 @@
 """`python -m bot health`: judge the running bot by the heartbeat file it writes.
 
-The bot (bot/app.py) rewrites `<database>.heartbeat` every 30 s with the time, whether its
+The bot (bot/client/bot.py) rewrites `<database>.heartbeat` every 30 s with the time, whether its
 gateway is connected and whether its database answered. This check runs in a separate
 process (Docker's HEALTHCHECK), so it reads that file instead of touching Discord or
 taking the database's locks. Exit statuses: 0 healthy, 1 not (Docker reserves 2).
@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from bot.settings import ConfigError, database_path, load_dotenv
+from bot.runtime.settings import ConfigError, database_path, load_dotenv
 
 # Three missed beats (at 30 s each) make the bot stuck or gone.
 STALE_AFTER = 90.0

@@ -19,7 +19,7 @@ import discord
 import orjson
 from discord.http import HTTPClient, Route
 
-import bot.rest as rest
+import bot.client.transport.rest as rest
 from bot.i18n import t
 from bot.render.images.cache import FILENAME, Picture, PictureCache
 from bot.render.table import public_message, public_picture
@@ -29,7 +29,7 @@ from bot.table.session import Draft, TableSession
 from bot.table.spec import Letter, MessageFields, is_computer_id
 
 if TYPE_CHECKING:
-    from bot.app import CardtableBot
+    from bot.client.bot import CardtableBot
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ class DiscordPublisher:
         # One edit at a time per message, so "which picture does it carry" stays true.
         self._message_locks: dict[int, asyncio.Lock] = {}
         self._refused: dict[int, float] = {}  # channel id -> when a picture was refused
-        self._limits = rest.RateLimits()  # of the DM edits made on bot.http1
+        self._limits = rest.RateLimits()  # of the DM edits made on bot.client.transport.http1
 
     # -- what a table looks like ----------------------------------------------------------
 
@@ -552,7 +552,7 @@ class DiscordPublisher:
             )
             await http.request(route, json=payload)
             return
-        # As discord.py's request, on the keep-alive connections of bot.http1 (the bucket
+        # As discord.py's request, on the keep-alive connections of bot.client.transport (the bucket
         # of a message edit is its channel's).
         await rest.call(
             self.bot.http1,

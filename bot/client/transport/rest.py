@@ -1,4 +1,4 @@
-"""A move's REST calls to Discord on bot.http1, answered as discord.py answers them.
+"""A move's REST calls to Discord on http1, answered as discord.py answers them.
 
 A rate limit is waited out and retried (unless it is Cloudflare's), a 5xx or a reset
 connection retried after discord.py's backoff, and any other refusal raised as discord.py's
@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import discord
 
-from bot.http1 import Http1Client, Response
+from bot.client.transport.http1 import Http1Client, Response
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,1 @@
+"""The Discord layer: the bot, click routing, the game cog, replies, guild settings, publishing."""

@@ -1,0 +1,1 @@
+"""Publishing: what a change shows on Discord (table edits, pictures, DMs, pings)."""

@@ -1,0 +1,1 @@
+"""A move's REST calls to Discord."""

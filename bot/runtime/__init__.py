@@ -1,0 +1,1 @@
+"""Running the process: settings, heartbeat, the instance lock and garbage-collector tuning."""

@@ -185,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         bot = create_bot(settings)
         gc_tuning.tune()
         bot.freeze_when_ready = True
+        bot.holds_instance_lock = lock is not None
         bot.run(settings.token, log_handler=None)
         return bot.exit_status
     except discord.LoginFailure:

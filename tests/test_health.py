@@ -192,19 +192,19 @@ async def test_bot_reports_a_lost_gateway(
 async def test_bot_reports_a_failing_database(
     simcord_env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """When the database query fails, the beat says so, and the bot keeps beating."""
+    """When the database probe fails, the beat says so, and the bot keeps beating."""
     await simcord_env.settle()
     storage = simcord_env.bot.storage
-    answer = storage.schema_version
+    answer = storage.probe
     failing = True
 
-    async def flaky() -> int:
+    async def flaky() -> None:
         """A database that fails until told otherwise."""
         if failing:
             raise sqlite3.OperationalError("disk I/O error")
-        return await answer()
+        await answer()
 
-    monkeypatch.setattr(storage, "schema_version", flaky)
+    monkeypatch.setattr(storage, "probe", flaky)
     await simcord_env.advance_time(FAST_INTERVAL + 1)
     assert read_beat(simcord_env)["database"] is False
     failing = False

@@ -14,9 +14,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from bot.client.guild_images import GuildImages
-from bot.client.languages import GuildLanguages
-from bot.client.publishing.publisher import DiscordPublisher
+from bot.client.guild_settings import GuildImages, GuildLanguages
+from bot.client.publishing import DiscordPublisher
 from bot.client.replies import answer_error, release
 from bot.client.transport.http1 import Http1Client
 from bot.i18n.commands import CatalogueTranslator
@@ -24,7 +23,7 @@ from bot.render.components import TABLE_PREFIXES, Click, parse_click
 from bot.runtime import gc_tuning
 from bot.runtime.health import heartbeat_path, write_heartbeat
 from bot.runtime.settings import Settings
-from bot.storage import Storage
+from bot.storage import Storage, open_storage
 from bot.table.errors import UserError
 from bot.table.shards import ShardSet
 from bot.table.tables import Tables
@@ -247,7 +246,7 @@ class CardtableBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         """Open the database, claim the shards, load the games, restore the shards' open
         tables (and refresh them)."""
-        self.storage = await Storage.open(self.settings.storage_target)
+        self.storage = await open_storage(self.settings.storage_target)
         if self.serve_tables:
             # Before anything is restored: a second process claiming these shards stops here.
             await self.storage.claim_shards(self.shard_set.claims(), self.shard_set.count or 0)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Coroutine, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.records.results import GameResult
@@ -20,7 +19,6 @@ from bot.storage.rows import (
     Dialect,
     TableRecord,
     broken_row,
-    is_postgres_url,
     row_to_record,
 )
 
@@ -35,22 +33,6 @@ class Storage(ABC):
     # Called (with the reason) when the shards claimed can no longer be held: the process
     # must stop running them. Only PostgreSQL claims can be lost.
     on_claim_lost: Callable[[str], None] | None = None
-
-    @classmethod
-    async def open(cls, target: Path | str, *, busy_timeout: float = 5.0) -> Storage:
-        """Open the database (a SQLite path or a postgresql:// URL) and migrate its schema.
-
-        ``busy_timeout`` is how long a SQLite write waits for another connection's lock
-        before it fails; the table layer defers a click whose save takes longer than
-        Discord allows.
-        """
-        if is_postgres_url(target):
-            from bot.storage.postgres import PostgresStorage
-
-            return await PostgresStorage.connect(str(target))
-        from bot.storage.sqlite import SqliteStorage
-
-        return await SqliteStorage.connect(target, busy_timeout=busy_timeout)
 
     @abstractmethod
     async def close(self) -> None:

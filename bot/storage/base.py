@@ -27,7 +27,20 @@ Work = Callable[..., Coroutine[Any, Any, T]]
 
 
 class Storage(ABC):
-    """The bot's database, SQLite or PostgreSQL: tables, their move logs and the records."""
+    """The bot's database, SQLite or PostgreSQL: tables, their move logs and the records.
+
+    A backend (sqlite.py, postgres.py) subclasses this and imports nothing of the other;
+    `bot.storage.open_storage` picks one.
+
+    Usage::
+
+        storage = await open_storage("postgresql://cardtable@db/cardtable")
+        try:
+            for record in await storage.open_tables(game="nothanks"):
+                ...  # a TableRecord, or a BrokenRow to quarantine
+        finally:
+            await storage.close()
+    """
 
     dialect: Dialect
     # Called (with the reason) when the shards claimed can no longer be held: the process

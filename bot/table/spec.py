@@ -170,7 +170,20 @@ ChooseAction = Callable[[Any, str, random.Random, Any], Any]
 
 @dataclass(frozen=True, slots=True)
 class GameSpec:
-    """One game as the table core sees it."""
+    """One game as the table core sees it: its engine, renderer and computer player.
+
+    Usage (bot/games/ registers one per game; docs/adding-a-game.md walks through one)::
+
+        SPEC = GameSpec(
+            name="highcard",
+            min_players=2,
+            max_players=4,
+            new_engine=lambda players, seed, options: HighCardGame.new(players, seed),
+            engine_from_dict=HighCardGame.from_dict,
+            renderer=HighCardRenderer(),
+            choose=choose,
+        )
+    """
 
     name: str
     min_players: int

@@ -34,12 +34,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.client.replies import message_update_params
 from bot.engines.nothanks import PASS, TAKE, Move, NoThanksGame
+from bot.games.nothanks import SPEC
 from bot.render.nothanks import NoThanksRenderer
 from bot.render.table import public_message
 from bot.storage import Storage, TableRecord
 from bot.table.session import Draft, TableSession
 from bot.table.timers import next_event
-from cogs.nothanks import SPEC
 
 PLAYERS = ["1456074443980800009", "1456074443980800010", "1456074443980800011"]
 NAMES = dict(zip(PLAYERS, ("ana", "ben", "cid"), strict=True))

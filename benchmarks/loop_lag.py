@@ -43,13 +43,13 @@ from typing import Any
 
 from bot.ai.nothanks import seat_choice as choose
 from bot.engines.nothanks import TAKE, NoThanksGame
+from bot.games.nothanks import SPEC
 from bot.runtime.settings import machine_workers
-from bot.storage import Storage, TableRecord
+from bot.storage import TableRecord, open_storage
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec
 from bot.table.tables import Tables
 from bot.table.thinking import ThinkingPool
-from cogs.nothanks import SPEC
 
 MODES = ("idle", "people", "inline", "thread", "pool")
 LAG_TARGET_MS = 2.0
@@ -234,7 +234,7 @@ async def run_mode(mode: str, args: argparse.Namespace) -> Figures:
     """One run of the whole load with searches thought out one way."""
     figures = Figures()
     with tempfile.TemporaryDirectory() as folder:
-        storage = await Storage.open(Path(folder) / "lag.db")
+        storage = await open_storage(Path(folder) / "lag.db")
         thinking = ThinkingPool(args.workers if mode == "pool" else 0)
         tables = TimedTables(storage, clock=time.time, ready=always_ready, thinking=thinking)
         tables.figures = figures

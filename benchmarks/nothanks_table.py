@@ -37,13 +37,13 @@ from simcord.builders import ChannelHandle, GuildHandle
 
 from bot.client.bot import CardtableBot, create_bot
 from bot.engines.nothanks import PASS, TAKE, NoThanksGame
+from bot.games.nothanks import SPEC
 from bot.render.components import Click
 from bot.runtime.settings import Settings
-from bot.storage import Storage, TableRecord
+from bot.storage import Storage, TableRecord, open_storage
 from bot.table.session import TableSession
 from bot.table.tables import Tables
 from bot.table.timers import Timers
-from cogs.nothanks import SPEC
 
 TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 GAME = "nothanks"
@@ -333,7 +333,7 @@ async def store_synthetic_games(database: Path, count: int, seed: int) -> float:
     """Store ``count`` running games (engine deals and a few random moves); return seconds."""
     rng = random.Random(seed)
     start = time.perf_counter()
-    storage = await Storage.open(database)
+    storage = await open_storage(database)
     try:
         for n in range(count):
             seats = [10_000 + n * 10 + s for s in range(3 + n % 5)]
@@ -373,7 +373,7 @@ async def restore_only(database: Path) -> tuple[float, int]:
     and ``without_timers`` keeps ``restore`` from planning timers.
     """
     start = time.perf_counter()
-    storage = await Storage.open(database)
+    storage = await open_storage(database)
     tables = Tables(storage, clock=time.time, ready=ready)
     tables.register(SPEC)
     sessions = await tables.restore()
@@ -390,7 +390,7 @@ async def forget_message(database: Path, table_id: int) -> None:
     A restore refreshes every open table's message; one in a missing channel would be
     retried with waits that the cold start's figure would include.
     """
-    storage = await Storage.open(database)
+    storage = await open_storage(database)
     try:
         record = await storage.get_table(table_id)
         assert record is not None

@@ -30,7 +30,7 @@ from typing import Any
 
 from bot.queries.players import leaderboard, player_stats
 from bot.records.ratings import START_MU, START_SIGMA
-from bot.storage import Storage
+from bot.storage import open_storage
 
 TARGET_MS = 50.0
 LEVELS = ("easy", "normal", "hard")
@@ -219,7 +219,7 @@ def report(label: str, times: Sequence[float]) -> bool:
 async def bench(path: Path, picks: dict[str, Any], calls: int, seed: int) -> bool:
     """Time stats and leaderboards on the built database; True if every p95 is on target."""
     rng = random.Random(seed + 1)
-    storage = await Storage.open(path)
+    storage = await open_storage(path)
     try:
         people, computers = picks["people"], picks["computers"]
 
@@ -258,7 +258,7 @@ async def main_async(args: argparse.Namespace) -> int:
     """Build the database, time the calls, and say whether the targets are met."""
     with tempfile.TemporaryDirectory(prefix="cardtable-records-") as folder:
         path = Path(args.database) if args.database else Path(folder) / "records.db"
-        storage = await Storage.open(path)  # the bot's schema, migrated
+        storage = await open_storage(path)  # the bot's schema, migrated
         await storage.close()
         started = time.perf_counter()
         picks = build(path, args.games, args.players, args.seed)

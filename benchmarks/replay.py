@@ -24,14 +24,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bot.games.nothanks import SPEC as NOTHANKS
+from bot.games.rage import SPEC as RAGE
 from bot.queries.history import load_game
 from bot.records.results import GameResult, PlayerResult
 from bot.render.records import replay_message
-from bot.storage import Storage, TableRecord
+from bot.storage import Storage, TableRecord, open_storage
 from bot.table.replay import game_position
 from bot.table.spec import GameSpec
-from cogs.nothanks import SPEC as NOTHANKS
-from cogs.rage import SPEC as RAGE
 
 TARGET_MS = 30.0
 GUILD = 1
@@ -118,7 +118,7 @@ async def run(games: int, steps: int, seed: int) -> int:
     rng = random.Random(seed)
     specs = {NOTHANKS.name: NOTHANKS, RAGE.name: RAGE}
     with tempfile.TemporaryDirectory() as folder:
-        storage = await Storage.open(Path(folder) / "replay.db")
+        storage = await open_storage(Path(folder) / "replay.db")
         try:
             started = time.perf_counter()
             stored: list[tuple[int, str, int]] = []

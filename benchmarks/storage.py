@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.storage import Storage, TableRecord
+from bot.storage import Storage, TableRecord, open_storage
 from tests.backends import (
     URL_VARIABLE,
     TemporaryServer,
@@ -73,7 +73,7 @@ async def save_moves(storage: Storage, record: TableRecord, count: int, out: lis
 
 async def measure(target: Path | str, saves: int, tables: int) -> list[str]:
     """The two runs on one backend; their report lines."""
-    storage = await Storage.open(target)
+    storage = await open_storage(target)
     lines = []
     try:
         for label, count in (("one table", 1), (f"{tables} tables at once", tables)):

@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import asyncpg
 import pytest
 
-from bot.storage import Storage
+from bot.storage import Storage, open_storage
 
 URL_VARIABLE = "CARDTABLE_TEST_DATABASE_URL"
 BACKENDS = ("sqlite", "postgres")
@@ -171,7 +171,7 @@ class Backend:
 
     async def open(self) -> Storage:
         """A Storage on this test's database (migrated)."""
-        return await Storage.open(self.target)
+        return await open_storage(self.target)
 
     async def execute(self, sql: str, *params: Any) -> None:
         """Run one statement (`?` placeholders) outside the bot, committed."""

@@ -1,4 +1,8 @@
-"""Imports point one way: engines ← ai ← table core ← render ← Discord glue ← cogs / app."""
+"""Imports point one way, one package per layer, and no module imports itself in a circle.
+
+engines ← ai ← table ← queries ← games ← render ← client ← cogs, with records and storage
+under the table, i18n under render, and runtime beside the client (docs/architecture.md).
+"""
 
 from __future__ import annotations
 
@@ -8,84 +12,84 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+PACKAGES = ("bot", "cogs")
 
-# Each layer and the first-party modules it may import (by prefix); anything not listed
-# is forbidden. Third-party imports are checked separately (the core never sees discord).
+# Each layer (a package of bot/, or cogs/) and the first-party packages it may import;
+# anything not listed is forbidden.
 LAYERS: dict[str, tuple[str, ...]] = {
     "bot/engines": ("bot.engines",),
     "bot/ai": ("bot.engines", "bot.ai"),
-    "bot/table": ("bot.engines", "bot.ai", "bot.table", "bot.storage", "bot.records"),
     "bot/records": ("bot.records",),
     "bot/storage": ("bot.records", "bot.storage"),
-    # Stats and leaderboards (bot/queries/players.py) sit beside the table core: Discord-free reads
-    # of the records that the render layer and the cogs' glue show.
-    "bot/queries/players.py": ("bot.records", "bot.storage"),
-    "bot/queries/history.py": ("bot.storage", "bot.table"),
-    "bot/render": ("bot.engines", "bot.table", "bot.i18n", "bot.render", "bot.queries.players"),
-    # A move's REST calls: the HTTP client, and Discord's answers handled on it.
-    "bot/client/transport/http1.py": (),
-    "bot/client/transport/rest.py": ("bot.client.transport.http1",),
-    "bot/client/replies.py": (
-        "bot.client.transport.http1",
+    "bot/table": ("bot.engines", "bot.ai", "bot.records", "bot.storage", "bot.table"),
+    # Read-side queries of the records (stats, leaderboards, history): no Discord.
+    "bot/queries": ("bot.records", "bot.storage", "bot.table", "bot.queries"),
+    "bot/i18n": ("bot.i18n",),
+    "bot/render": ("bot.engines", "bot.table", "bot.i18n", "bot.queries", "bot.render"),
+    # Each game's spec: its engine, renderer and computer player, tied for the table core.
+    "bot/games": ("bot.engines", "bot.ai", "bot.table", "bot.render", "bot.games"),
+    "bot/runtime": ("bot.runtime",),
+    "bot/client": (
+        "bot.engines",
+        "bot.table",
+        "bot.storage",
+        "bot.queries",
         "bot.i18n",
-        "bot.client.transport.rest",
-        "bot.table",
-    ),
-    "bot/client/guild_settings.py": ("bot.storage",),
-    "bot/client/languages.py": ("bot.client.guild_settings", "bot.storage"),
-    "bot/client/guild_images.py": ("bot.client.guild_settings", "bot.storage"),
-    "bot/client/publishing/publisher.py": (
-        "bot.i18n.catalogue",
         "bot.render",
-        "bot.client.transport.rest",
-        "bot.storage",
-        "bot.table",
-        "bot.client.bot",
+        "bot.runtime",
+        "bot.client",
     ),
-    "bot/client/game_cog.py": (
-        "bot.i18n.catalogue",
-        "bot.client.replies",
-        "bot.render",
-        "bot.queries.players",
-        "bot.storage",
-        "bot.table",
-        "bot.client.bot",
-    ),
-    "bot/client/bot.py": (
-        "bot.runtime.gc_tuning",
-        "bot.i18n.commands",
-        "bot.client.guild_images",
-        "bot.runtime.health",
-        "bot.client.transport.http1",
-        "bot.client.replies",
-        "bot.client.languages",
-        "bot.client.publishing.publisher",
-        "bot.render",
-        "bot.runtime.settings",
-        "bot.storage",
-        "bot.table",
-    ),
+    "cogs": ("bot", "cogs"),
+    "bot/__main__.py": ("bot.runtime", "bot.storage", "bot.client"),
 }
-PURE = (
-    "bot/engines",
-    "bot/ai",
-    "bot/records",
-    "bot/table",
-    "bot/storage",
-    "bot/queries/players.py",
-    "bot/queries/history.py",
-)
+# Layers that run without Discord (the thinking pool's workers import some of them).
+PURE = ("bot/engines", "bot/ai", "bot/records", "bot/storage", "bot/table", "bot/queries")
 
 
-def modules_imported(path: Path) -> set[str]:
-    """Every module a file imports (type-checking-only imports included)."""
+def module_name(path: Path) -> str:
+    """The dotted module name of a first-party file (a package is its __init__)."""
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def is_package(path: Path) -> bool:
+    """Whether a file is a package's __init__."""
+    return path.name == "__init__.py"
+
+
+def all_modules() -> dict[str, Path]:
+    """Every first-party module by dotted name."""
+    return {
+        module_name(path): path
+        for package in PACKAGES
+        for path in sorted((REPO / package).rglob("*.py"))
+    }
+
+
+def modules_imported(path: Path, known: frozenset[str] = frozenset()) -> set[str]:
+    """Every module a file imports, wherever the import stands (inside functions and
+    under TYPE_CHECKING too); `from a import b` names a.b where that is a known module."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    here = module_name(path).split(".") if path.is_relative_to(REPO) else []
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                # A relative import counts from the module's package.
+                base = here if is_package(path) else here[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                origin = ".".join(base + ([node.module] if node.module else []))
+            else:
+                origin = node.module or ""
+            submodules = {f"{origin}.{alias.name}" for alias in node.names}
+            named = submodules & known
+            found.update(named)
+            if named != submodules or not named:
+                found.add(origin)
     return found
 
 
@@ -97,17 +101,81 @@ def files_of(layer: str) -> list[Path]:
 
 def first_party(module: str) -> bool:
     """Whether a module is the bot's own."""
-    return module.split(".")[0] in ("bot", "cogs")
+    return module.split(".")[0] in PACKAGES
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module, or that import themselves."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group: list[str] = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1 or node in graph.get(node, ()):
+                cycles.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return cycles
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Which first-party modules each first-party module imports."""
+    modules = all_modules()
+    known = frozenset(modules)
+    return {
+        name: {m for m in modules_imported(path, known) if m in known}
+        for name, path in modules.items()
+    }
+
+
+def test_every_package_is_a_layer() -> None:
+    """bot/ holds only packages (each a layer listed here) besides __init__ and __main__."""
+    loose = sorted(
+        path.name
+        for path in (REPO / "bot").glob("*.py")
+        if path.name not in ("__init__.py", "__main__.py")
+    )
+    packages = sorted(
+        f"bot/{path.name}"
+        for path in (REPO / "bot").iterdir()
+        if path.is_dir() and (path / "__init__.py").exists()
+    )
+    assert loose == []
+    assert packages == sorted(
+        layer for layer in LAYERS if layer.startswith("bot/") and "." not in layer
+    )
 
 
 @pytest.mark.parametrize("layer", sorted(LAYERS))
 def test_layer_imports_point_one_way(layer: str) -> None:
     """A layer imports only the layers below it (and never a cog)."""
     allowed = LAYERS[layer]
+    known = frozenset(all_modules())
     wrong = [
         f"{path.relative_to(REPO)} imports {module}"
         for path in files_of(layer)
-        for module in modules_imported(path)
+        for module in modules_imported(path, known)
         if first_party(module)
         and not any(module == a or module.startswith(a + ".") for a in allowed)
     ]
@@ -116,7 +184,7 @@ def test_layer_imports_point_one_way(layer: str) -> None:
 
 @pytest.mark.parametrize("layer", PURE)
 def test_pure_layers_never_touch_discord(layer: str) -> None:
-    """Engines, computer players and the table core run without Discord."""
+    """Engines, computer players, the table core and its queries run without Discord."""
     wrong = [
         f"{path.relative_to(REPO)} imports {module}"
         for path in files_of(layer)
@@ -126,6 +194,33 @@ def test_pure_layers_never_touch_discord(layer: str) -> None:
     assert wrong == []
 
 
-def test_app_imports_no_cog() -> None:
-    """The bot factory loads cogs as extensions by name; it imports none of them."""
-    assert not [m for m in modules_imported(REPO / "bot/client/bot.py") if m.startswith("cogs")]
+def test_no_import_cycles() -> None:
+    """No first-party module reaches itself through its imports, counting imports inside
+    functions and under TYPE_CHECKING (a package's __init__ re-exporting is no cycle)."""
+    assert import_cycles(import_graph()) == []
+
+
+def test_cycle_finder_sees_a_cycle_through_a_function_import(tmp_path: Path) -> None:
+    """The cycle test can fail: a lazy import inside a function closes a circle."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+    lazy = tmp_path / "lazy.py"
+    lazy.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from bot.table import spec\n"
+        "def f():\n    from bot.storage.base import Storage\n"
+    )
+    assert {"bot.table.spec", "bot.storage.base"} <= modules_imported(
+        lazy, frozenset({"bot.table.spec"})
+    )
+
+
+def test_client_imports_no_cog() -> None:
+    """The bot loads cogs as extensions by name; the client imports none of them."""
+    wrong = [
+        f"{path.relative_to(REPO)} imports {m}"
+        for path in files_of("bot/client")
+        for m in modules_imported(path)
+        if m.startswith("cogs")
+    ]
+    assert wrong == []

@@ -14,8 +14,8 @@ from aiohttp import web
 from discord.enums import InteractionResponseType
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
-from bot.client.bot import slimming_clicked_messages
 from bot.client.replies import update_message
+from bot.client.routing import slimming_clicked_messages
 from bot.client.transport.http1 import Http1Client
 from bot.render.components import StaticView
 from tests.loopback import serve_as_discord

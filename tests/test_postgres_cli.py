@@ -12,7 +12,7 @@ from bot.client.bot import CardtableBot, create_bot
 from bot.queries.players import player_stats
 from bot.records.results import GameResult, PlayerResult
 from bot.runtime.settings import Settings
-from bot.storage import MIGRATIONS, ShardClaimed, Storage, TableRecord
+from bot.storage import MIGRATIONS, ShardClaimed, TableRecord, open_storage
 from tests.backends import Backend
 from tests.test_cli import EXIT_CONFIG, TOKEN, assert_config_error, run_bot
 
@@ -56,8 +56,8 @@ def test_claimed_shard_refuses_to_start(
 
         def run(self, token: str, log_handler: object = None) -> None:
             async def start() -> None:
-                first = await Storage.open(postgres_url)
-                second = await Storage.open(postgres_url)
+                first = await open_storage(postgres_url)
+                second = await open_storage(postgres_url)
                 try:
                     await first.claim_shards([0, 1])
                     await second.claim_shards([1, 2])
@@ -79,7 +79,7 @@ def test_claimed_shard_refuses_to_start(
 
 async def sqlite_database(path: Path) -> dict[str, object]:
     """A SQLite database with tables of every kind, moves, a setting and records."""
-    storage = await Storage.open(path)
+    storage = await open_storage(path)
     try:
         ids = []
         for channel, status in [(10, "finished"), (11, "running"), (12, "lobby"), (13, "running")]:
@@ -147,7 +147,7 @@ def test_migrate_to_postgres_copies_everything(tmp_path: Path, postgres_url: str
     assert "counts match" in lines[-1]
 
     async def read_back() -> None:
-        storage = await Storage.open(postgres_url)
+        storage = await open_storage(postgres_url)
         try:
             tables = before["tables"]
             assert isinstance(tables, list)
@@ -195,7 +195,7 @@ async def test_sync_runs_beside_the_bot_that_owns_the_shards(
     monkeypatch.setattr(CardtableBot, "login", offline_login)
     monkeypatch.setattr(CardtableBot, "sync_commands", published)
     settings = Settings(token=TOKEN, database=tmp_path / "db", database_url=postgres_url)
-    running = await Storage.open(postgres_url)
+    running = await open_storage(postgres_url)
     try:
         await running.claim_shards([0])
         assert await cli.sync(settings, None) == 3

@@ -15,7 +15,7 @@ from aiohttp import web
 from discord.http import HTTPClient
 
 import bot.client.transport.rest as rest
-from bot.client.publishing.publisher import DiscordPublisher
+from bot.client.publishing import DiscordPublisher
 from bot.client.transport.http1 import Http1Client
 from tests.loopback import serve_as_discord
 
@@ -182,7 +182,7 @@ async def test_the_living_dm_is_edited_on_the_keep_alive_wire(
     token, pinging nobody, on bot.client.transport.http1's connections."""
     server = await discord_server()
     publisher = publisher_on(wire, [])
-    assert await publisher._edit_living(session_with_dm(), "7", "🪙 8 chips")
+    assert await publisher.dms._edit_living(session_with_dm(), "7", "🪙 8 chips")
     ((method, path, headers, body, _),) = server.seen
     assert (method, path) == ("PATCH", "/api/v10/channels/5/messages/6")
     assert headers["Authorization"] == "Bot abc"
@@ -216,7 +216,7 @@ async def test_a_refused_living_dm_edit(
     await discord_server(answer)
     noted: list[str] = []
     publisher = publisher_on(wire, noted)
-    assert await publisher._edit_living(session_with_dm(), "7", "x") is edited
+    assert await publisher.dms._edit_living(session_with_dm(), "7", "x") is edited
     assert noted == closed
 
 
@@ -226,11 +226,11 @@ async def test_a_living_dm_edit_that_hangs_gives_up(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """No answer within DM_EDIT_TIMEOUT: logged and given up (the next move edits again)."""
-    monkeypatch.setattr("bot.client.publishing.publisher.DM_EDIT_TIMEOUT", 0.1)
+    monkeypatch.setattr("bot.client.publishing.dms.DM_EDIT_TIMEOUT", 0.1)
     server = await discord_server()
     server.delay = 1.0
     publisher = publisher_on(wire, [])
     loop = asyncio.get_running_loop()
     started = loop.time()
-    assert await publisher._edit_living(session_with_dm(), "7", "x")
+    assert await publisher.dms._edit_living(session_with_dm(), "7", "x")
     assert len(server.seen) == 1 and loop.time() - started < 0.5

@@ -15,10 +15,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.engines.nothanks import NoThanksGame
 from bot.engines.rage import Phase, RageState
+from bot.games.nothanks import SPEC as NOTHANKS
+from bot.games.rage import SPEC as RAGE
 from bot.render.images import nothanks, rage
 from bot.table.spec import TableFacts
-from cogs.nothanks import SPEC as NOTHANKS
-from cogs.rage import SPEC as RAGE
 
 NAMES = ["Ana", "Дмитрий 🎲", "Giulia", "🤖 Computer 1 (hard)", "Lena 🎉", "Ben", "Zoë", "Олег"]
 

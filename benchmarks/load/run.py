@@ -86,7 +86,7 @@ from heap import growth, snapshot_of, traced_bytes  # noqa: E402
 
 from bot.engines.nothanks import PASS, TAKE, NoThanksGame  # noqa: E402
 from bot.render.components import CUSTOM_ID, custom_id  # noqa: E402
-from bot.storage import Storage as BotStorage  # noqa: E402
+from bot.storage import open_storage  # noqa: E402
 from tests.backends import (  # noqa: E402
     TemporaryServer,
     drop_schema,
@@ -723,7 +723,7 @@ async def pictures_off(target: Path | str, guild_ids: list[int]) -> None:
     The bot reads a guild's setting when the guild comes online, so it must be there by
     then; the bot's own storage creates the schema and stores it.
     """
-    store = await BotStorage.open(target)
+    store = await open_storage(target)
     try:
         for guild_id in guild_ids:
             await store.set_guild_images(guild_id, False)

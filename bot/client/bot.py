@@ -7,24 +7,22 @@ import logging
 import math
 import os
 import time
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from bot.client.guild_images import GuildImages
-from bot.client.languages import GuildLanguages
-from bot.client.publishing.publisher import DiscordPublisher
-from bot.client.replies import answer_error, release
+from bot.client.guild_settings import GuildImages, GuildLanguages
+from bot.client.publishing import DiscordPublisher
+from bot.client.replies import answer_error
+from bot.client.routing import ClickRouter, log_foreign, slimming_clicked_messages
 from bot.client.transport.http1 import Http1Client
 from bot.i18n.commands import CatalogueTranslator
-from bot.render.components import TABLE_PREFIXES, Click, parse_click
 from bot.runtime import gc_tuning
 from bot.runtime.health import clear_heartbeat, heartbeat_path, write_heartbeat
 from bot.runtime.settings import Settings
-from bot.storage import Storage
+from bot.storage import Storage, open_storage
 from bot.table.errors import UserError
 from bot.table.shards import ShardSet
 from bot.table.tables import Tables
@@ -44,34 +42,6 @@ QUIET_COMMAND_ERRORS = (commands.CommandNotFound, commands.CheckFailure, command
 def now() -> float:
     """The current time as a Unix timestamp (virtual under SimCord)."""
     return discord.utils.utcnow().timestamp()
-
-
-class ClickHandler(Protocol):
-    """A game's cog, as the router sees it."""
-
-    async def on_click(self, interaction: discord.Interaction, click: Click) -> None:
-        """Handle one click or choice at one of the game's tables."""
-        ...
-
-
-def slimming_clicked_messages(parse: Callable[[Any], None]) -> Callable[[Any], None]:
-    """discord.py's INTERACTION_CREATE parser, without the clicked table message's embeds,
-    components and attachments.
-
-    A click carries the whole message it was made on, and discord.py turns it into a
-    Message (its embeds and every component row) before the click is dispatched. A table
-    click reads only that message's id and flags; its contents are the bot's own.
-    """
-
-    def parse_interaction_create(data: Any) -> None:
-        message = data.get("message")
-        if data.get("type") == 3 and isinstance(message, dict):
-            custom_id = (data.get("data") or {}).get("custom_id")
-            if isinstance(custom_id, str) and custom_id.startswith(TABLE_PREFIXES):
-                data["message"] = {**message, "embeds": [], "components": [], "attachments": []}
-        parse(data)
-
-    return parse_interaction_create
 
 
 class CardtableTree(app_commands.CommandTree):
@@ -150,8 +120,9 @@ class CardtableBot(commands.AutoShardedBot):
         # `python -m bot` sets it when it holds the database's instance lock, so that the
         # health check may probe the lock to learn whether this process still lives.
         self.holds_instance_lock = False
-        # Each game's cog registers itself here, so a click finds its game by name.
-        self.table_cogs: dict[str, ClickHandler] = {}
+        # Each game's cog registers itself with the router, so a click finds its game.
+        self.router = ClickRouter(self)
+        self.table_cogs = self.router.handlers
         # `python -m bot` sets it: a test process must not freeze its fixtures out of reach.
         self.freeze_when_ready = False
         self._frozen = False
@@ -286,7 +257,7 @@ class CardtableBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         """Open the database, claim the shards, load the games, restore the shards' open
         tables (and refresh them)."""
-        self.storage = await Storage.open(self.settings.storage_target)
+        self.storage = await open_storage(self.settings.storage_target)
         if self.serve_tables:
             # Before anything is restored: a second process claiming these shards stops here.
             await self.storage.claim_shards(self.shard_set.claims(), self.shard_set.count or 0)
@@ -324,60 +295,11 @@ class CardtableBot(commands.AutoShardedBot):
         self, interaction: discord.Interaction, what: str, guild_id: int | None
     ) -> None:
         """Log a refused interaction for another process's shard: a deployment to fix."""
-        log.warning(
-            "refused %s from user %s in channel %s: guild %s is on shard %s, not among this "
-            "process's %s (Discord should route it elsewhere; check SHARD_COUNT and SHARD_IDS)",
-            what,
-            interaction.user.id,
-            interaction.channel_id,
-            guild_id,
-            self.shard_set.shard_of(guild_id),
-            self.shard_set,
-        )
-
-    async def foreign_guild_of(
-        self, interaction: discord.Interaction, click: Click
-    ) -> tuple[bool, int | None]:
-        """Whether a click is for a table of another process's shard, and that guild.
-
-        A click in a guild belongs to that guild's shard. One from a direct message (which
-        Discord sends to shard 0) names its table in the custom id: the table's own guild
-        decides, read from the database when it is not one of ours in memory.
-        """
-        if interaction.guild_id is not None:
-            return not self.owns(interaction.guild_id), interaction.guild_id
-        if self.shard_set.owns_everything or self.tables.get(click.table_id) is not None:
-            return False, None
-        record = await self.storage.get_table(click.table_id)
-        if record is None:
-            return False, None
-        return not self.owns(record.guild_id), record.guild_id
+        log_foreign(self.shard_set, interaction, what, guild_id)
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Route a click on a table component by its custom_id (any message, any age)."""
-        if interaction.type is not discord.InteractionType.component:
-            return
-        click = parse_click(interaction.data)
-        if click is not None:
-            try:
-                await self.route_click(interaction, click)
-            finally:
-                # Nothing answers a table click after its route returns (no task keeps it).
-                release(interaction)
-
-    async def route_click(self, interaction: discord.Interaction, click: Click) -> None:
-        """Hand a table component's click to its game's cog (if the table is ours)."""
-        foreign, guild_id = await self.foreign_guild_of(interaction, click)
-        if foreign:
-            what = f"{click.game} table {click.table_id} ({click.action})"
-            self.log_foreign(interaction, what, guild_id)
-            await answer_error(interaction, UserError("table.foreign_shard"))
-            return
-        cog = self.table_cogs.get(click.game)
-        if cog is None:
-            await answer_error(interaction, UserError("error.unavailable"))
-            return
-        await cog.on_click(interaction, click)
+        await self.router.on_interaction(interaction)
 
     async def close(self) -> None:
         """Stop the heartbeat, close Discord, the thinking workers, then the database."""

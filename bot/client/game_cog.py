@@ -24,16 +24,13 @@ from bot.render.stats import STATS_ACTION, computer_label, leaderboard_message, 
 from bot.storage import TableRecord
 from bot.table.errors import TableMovedOn, UserError
 from bot.table.meta import TableMeta
-from bot.table.session import LEVELS, Draft, TableSession
+from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec, escape_name, is_computer_id
 
 if TYPE_CHECKING:
     from bot.client.bot import CardtableBot
 
 log = logging.getLogger(__name__)
-
-# The bot_level choices of a game's `start` command (the levels every game offers).
-LEVEL_CHOICES = [app_commands.Choice(name=level, value=level) for level in LEVELS]
 
 
 def level_choices(levels: tuple[str, ...]) -> list[app_commands.Choice[str]]:
@@ -105,7 +102,7 @@ class GameTableCog(commands.Cog):
 
     def table_locale(self, session: TableSession) -> object:
         """The language of the table's public messages."""
-        return self.bot.publisher.table_locale(session)
+        return self.bot.publisher.tables.table_locale(session)
 
     def answer_on_table(
         self, interaction: discord.Interaction, reply: Reply, session: TableSession
@@ -115,10 +112,10 @@ class GameTableCog(commands.Cog):
         async def answer() -> bool:
             message = interaction.message
             if message is not None and message.id in (session.record.message_id, None):
-                return await self.bot.publisher.answer_click(reply, session)
+                return await self.bot.publisher.tables.answer_click(reply, session)
             # A click on an older message of this table (it was posted again): answer by
             # turning that one into a pointer; the publisher edits the current message.
-            await reply.edit(**self.bot.publisher.pointer(session, interaction.locale))
+            await reply.edit(**self.bot.publisher.tables.pointer(session, interaction.locale))
             return False
 
         return answer
@@ -134,7 +131,9 @@ class GameTableCog(commands.Cog):
                 interaction, error, context=f"{click.game} table {click.table_id} ({click.action})"
             )
         session = self.tables.get(click.table_id)
-        if session is not None and self.bot.publisher.owes_notice(session, interaction.user.id):
+        if session is not None and self.bot.publisher.tables.owes_notice(
+            session, interaction.user.id
+        ):
             # The table's message can neither be edited nor posted: say why, privately.
             await reply_ephemeral(interaction, t("table.cannot_post", interaction.locale))
 
@@ -262,7 +261,7 @@ class GameTableCog(commands.Cog):
         require_permissions(interaction)
 
         async def post(session: TableSession) -> int:
-            fields = self.bot.publisher.render(session)
+            fields = self.bot.publisher.tables.render(session)
             if content is not None:
                 fields["content"] = content
             fields["allowed_mentions"] = discord.AllowedMentions(
@@ -341,16 +340,16 @@ class GameTableCog(commands.Cog):
         old_message = session.record.message_id
         async with session.lock:
             send = interaction.response.send_message
-            sent, picture = await self.bot.publisher.send_table(session, send)
+            sent, picture = await self.bot.publisher.tables.send_table(session, send)
             message_id = sent.message_id
             if message_id is None:
                 message_id = (await interaction.original_response()).id
-            self.bot.publisher.carries(message_id, picture)
+            self.bot.publisher.pictures.carries(message_id, picture)
             await session.change_locked(lambda d: d.set_message(message_id), then=_published)
         if old_message is not None and old_message != session.record.message_id:
             # The old copy points to the new one, so its buttons are not used by mistake.
-            pointer = self.bot.publisher.pointer(session, self.table_locale(session))
-            await self.bot.publisher.edit_message(session, old_message, **pointer)
+            pointer = self.bot.publisher.tables.pointer(session, self.table_locale(session))
+            await self.bot.publisher.tables.edit_message(session, old_message, **pointer)
 
     async def stop_table(self, interaction: discord.Interaction) -> None:
         """`/<game> stop`: end this channel's lobby or game (host, or Manage Messages)."""

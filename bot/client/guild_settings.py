@@ -1,7 +1,8 @@
-"""A per-server setting, cached: read once in the background, written through to storage.
+"""Per-server settings, cached: read once in the background, written through to storage.
 
 Every table message reads server settings (language, pictures); none of them may cost a
-query on a click, so each is kept in memory and read on the first lookup.
+query on a click, so each is kept in memory and read on the first lookup. The bot owns one
+of each; `/cardtable language` and `/cardtable images` write through them.
 """
 
 from __future__ import annotations
@@ -86,3 +87,45 @@ class GuildSetting(Generic[T]):
         """Stop background reads that would outlive the bot."""
         for task in self._loading.values():
             task.cancel()
+
+
+class GuildLanguages(GuildSetting[str | None]):
+    """Each server's chosen language (None: follow the server's Discord language)."""
+
+    what = "language"
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(storage, default=None)
+
+    async def read(self, guild_id: int) -> str | None:
+        """The stored language, or None."""
+        return await self.storage.get_guild_language(guild_id)
+
+    async def write(self, guild_id: int, value: str | None) -> None:
+        """Store a server's language (None clears it)."""
+        await self.storage.set_guild_language(guild_id, value)
+
+    def language_for(self, guild_id: int | None) -> str | None:
+        """The server's chosen language for public table messages, or None; never queries."""
+        return self.value_for(guild_id)
+
+
+class GuildImages(GuildSetting[bool]):
+    """Each server's choice of pictures in table messages (on by default)."""
+
+    what = "pictures setting"
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(storage, default=True)
+
+    async def read(self, guild_id: int) -> bool | None:
+        """The stored choice, or None where the server never chose."""
+        return await self.storage.get_guild_images(guild_id)
+
+    async def write(self, guild_id: int, value: bool) -> None:
+        """Store a server's choice."""
+        await self.storage.set_guild_images(guild_id, value)
+
+    def images_for(self, guild_id: int | None) -> bool:
+        """Whether the server's table messages show pictures; never queries."""
+        return self.value_for(guild_id)

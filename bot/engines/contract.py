@@ -18,7 +18,16 @@ PlayerT = TypeVar("PlayerT")
 
 @runtime_checkable
 class GameEngine(Protocol[PlayerT]):
-    """A game in progress: who sits where, who may act, what they may do, and the result."""
+    """A game in progress: who sits where, who may act, what they may do, and the result.
+
+    Usage::
+
+        game = NoThanksGame.new(["ann", "bob", "cid"], seed=7)
+        while not game.is_over:
+            (player,) = game.acting_players()
+            game.apply(player, game.legal_actions(player)[0])
+        game.standings()  # best first; tied players share a rank
+    """
 
     @property
     def players(self) -> Sequence[PlayerT]:

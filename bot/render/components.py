@@ -1,7 +1,7 @@
 """Table components: buttons and selects whose custom_id carries the table and the move.
 
-A click on one is routed by the bot from its custom_id alone (`parse_click`, then the
-bot's `route_click`), so the buttons of any message, however old and across restarts, keep
+A click on one is routed by the bot from its custom_id alone (`parse_click`, then
+bot.client.routing), so the buttons of any message, however old and across restarts, keep
 answering. They are not discord.py `DynamicItem`s: for each click those rebuild the whole
 message's view from the payload before calling back, work that nothing here uses.
 """

@@ -11,7 +11,6 @@ import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Coroutine, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.records.results import GameResult
@@ -22,7 +21,6 @@ from bot.storage.rows import (
     Dialect,
     TableRecord,
     broken_row,
-    is_postgres_url,
     row_to_record,
 )
 
@@ -37,7 +35,20 @@ RETRY_INTERVAL = 0.5
 
 
 class Storage(ABC):
-    """The bot's database, SQLite or PostgreSQL: tables, their move logs and the records."""
+    """The bot's database, SQLite or PostgreSQL: tables, their move logs and the records.
+
+    A backend (sqlite.py, postgres.py) subclasses this and imports nothing of the other;
+    `bot.storage.open_storage` picks one.
+
+    Usage::
+
+        storage = await open_storage("postgresql://cardtable@db/cardtable")
+        try:
+            for record in await storage.open_tables(game="nothanks"):
+                ...  # a TableRecord, or a BrokenRow to quarantine
+        finally:
+            await storage.close()
+    """
 
     dialect: Dialect
     # Called (with the shards and the reason) when shards claimed were taken by another
@@ -51,22 +62,6 @@ class Storage(ABC):
     # How many outages began since the storage opened (a beat tells a short one happened).
     outages: int = 0
     _tried_at: float = 0.0
-
-    @classmethod
-    async def open(cls, target: Path | str, *, busy_timeout: float = 5.0) -> Storage:
-        """Open the database (a SQLite path or a postgresql:// URL) and migrate its schema.
-
-        ``busy_timeout`` is how long a SQLite write waits for another connection's lock
-        before it fails; the table layer defers a click whose save takes longer than
-        Discord allows.
-        """
-        if is_postgres_url(target):
-            from bot.storage.postgres import PostgresStorage
-
-            return await PostgresStorage.connect(str(target))
-        from bot.storage.sqlite import SqliteStorage
-
-        return await SqliteStorage.connect(target, busy_timeout=busy_timeout)
 
     @abstractmethod
     async def close(self) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
 
-from bot.storage.base import Storage
+from bot.storage import open_storage
 from bot.storage.postgres import CONNECT_TIMEOUT
 from bot.storage.schema import TABLES
 
@@ -69,7 +69,7 @@ async def copy_to_postgres(source: Path, url: str, replace: bool = False) -> Cou
     """
     for target in (source, url):
         # Both at the latest schema, so their tables have the same columns.
-        await (await Storage.open(target)).close()
+        await (await open_storage(target)).close()
     rows, last_id = _read_source(source)
     connection = await asyncpg.connect(url, timeout=CONNECT_TIMEOUT)
     try:

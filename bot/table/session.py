@@ -34,7 +34,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TURN_SECONDS = 60
 TIMEOUTS_BEFORE_TAKEOVER = 3
-LEVELS = ("easy", "normal", "hard")
 
 
 class Draft:

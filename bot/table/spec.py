@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
 
+from bot.ai.levels import SEARCHING_LEVELS, STANDARD_LEVELS
 from bot.engines.contract import GameEngine
 
 
@@ -74,7 +75,7 @@ class TableFacts:
     max_players: int
     move_number: int = 0
     # The computer levels this game offers (the lobby's add-computer choices).
-    levels: tuple[str, ...] = ("easy", "normal", "hard")
+    levels: tuple[str, ...] = STANDARD_LEVELS
     # Rating change per player in the game that just finished (for the final board).
     rating_changes: Mapping[str, float] = field(default_factory=dict)
 
@@ -169,7 +170,20 @@ ChooseAction = Callable[[Any, str, random.Random, Any], Any]
 
 @dataclass(frozen=True, slots=True)
 class GameSpec:
-    """One game as the table core sees it."""
+    """One game as the table core sees it: its engine, renderer and computer player.
+
+    Usage (bot/games/ registers one per game; docs/adding-a-game.md walks through one)::
+
+        SPEC = GameSpec(
+            name="highcard",
+            min_players=2,
+            max_players=4,
+            new_engine=lambda players, seed, options: HighCardGame.new(players, seed),
+            engine_from_dict=HighCardGame.from_dict,
+            renderer=HighCardRenderer(),
+            choose=choose,
+        )
+    """
 
     name: str
     min_players: int
@@ -188,10 +202,9 @@ class GameSpec:
     )
     start_letters: Callable[[GameEngine[Any]], list[Letter]] = field(default=lambda engine: [])
     # The computer levels this game offers, weakest first (No Thanks! adds "expert").
-    levels: tuple[str, ...] = ("easy", "normal", "hard")
-    # Levels whose search is slow enough to think in a worker process (see thinking.py);
-    # the others take well under a millisecond, less than a round trip to a worker.
-    searching_levels: frozenset[str] = frozenset({"hard", "expert"})
+    levels: tuple[str, ...] = STANDARD_LEVELS
+    # Levels that think in a worker process (see thinking.py).
+    searching_levels: frozenset[str] = SEARCHING_LEVELS
     # How a move is written in the move log, and read back for a replay.
     encode_action: Callable[[Any], str] = str
     decode_action: Callable[[str], Any] = field(default=lambda text: text)

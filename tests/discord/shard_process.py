@@ -26,12 +26,12 @@ from typing import Any
 from simcord import Env
 
 from bot.client.bot import create_bot
+from bot.games.nothanks import SPEC as NOTHANKS
 from bot.runtime.settings import Settings
-from bot.storage import ShardClaimed, ShardCountMismatch, Storage
+from bot.storage import ShardClaimed, ShardCountMismatch, open_storage
 from bot.table.session import Draft, TableSession
 from bot.table.shards import ShardSet
 from bot.table.tables import Tables
-from cogs.nothanks import SPEC as NOTHANKS
 from tests.conftest import TEST_TOKEN
 from tests.discord.helpers import choose, open_table
 from tests.table.harness import RecordingPublisher
@@ -94,7 +94,7 @@ async def play(url: str, shard: int, folder: Path, count: int = SHARD_COUNT) -> 
 
 async def resume(url: str, shard: int) -> None:
     """A replacement process after a crash: claim the shard, restore, finish its games."""
-    storage = await Storage.open(url)
+    storage = await open_storage(url)
     try:
         await storage.claim_shards([shard], SHARD_COUNT)
         gate = asyncio.Event()  # timers held: this test moves the games itself

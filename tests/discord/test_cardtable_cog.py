@@ -17,11 +17,10 @@ from simcord import Env
 from simcord.builders import ChannelHandle, GuildHandle
 
 from bot.client.bot import CardtableBot
-from bot.client.guild_images import GuildImages
-from bot.client.languages import GuildLanguages
+from bot.client.guild_settings import GuildImages, GuildLanguages
 from bot.i18n import catalogues, t
 from bot.i18n.commands import CatalogueTranslator
-from bot.storage import Storage
+from bot.storage import open_storage
 from tests.discord.helpers import open_table
 
 EXTENSION = "cogs.cardtable"
@@ -145,7 +144,7 @@ async def test_language_survives_a_restart(
     guild, channel, (admin, _) = await setup_guild(simcord_env)
     await admin.slash(channel, "cardtable language", language="ru")
     restarted = make_bot()
-    restarted.storage = await Storage.open(restarted.settings.database)
+    restarted.storage = await open_storage(restarted.settings.database)
     restarted.languages = GuildLanguages(restarted.storage)
     restarted.images = GuildImages(restarted.storage)
     await restarted.load_extension(EXTENSION)
@@ -196,7 +195,7 @@ async def test_failed_background_read_is_logged_and_retried(
     """A database error while filling the cache is logged, not raised into the click, and
     the next lookup tries again."""
     bot = make_bot()
-    bot.storage = await Storage.open(bot.settings.database)
+    bot.storage = await open_storage(bot.settings.database)
     bot.languages = GuildLanguages(bot.storage)
     bot.images = GuildImages(bot.storage)
     await bot.storage.set_guild_language(5, "it")

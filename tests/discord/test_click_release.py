@@ -19,13 +19,13 @@ async def test_a_handled_click_is_freed_by_reference_counting(
     table = await open_table(simcord_env, 3)
     bot = simcord_env.bot
     seen: list[discord.Interaction] = []
-    route = bot.route_click
+    route = bot.router.route
 
     async def recording(interaction: discord.Interaction, click: Any) -> None:
         seen.append(interaction)
         await route(interaction, click)
 
-    monkeypatch.setattr(bot, "route_click", recording)
+    monkeypatch.setattr(bot.router, "route", recording)
     moves = table.session.meta.turn.move
     result = await table.click(table.active(), choose(table.game))
     assert result.acknowledged and not result.ephemeral

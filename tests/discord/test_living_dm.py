@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from simcord import Env
 
-from bot.client.publishing import publisher
+from bot.client.publishing import dms as dm_publishing
 from bot.engines.nothanks import NoThanksGame
 from bot.render import nothanks as render
 from bot.table.meta import TableMeta
@@ -180,9 +180,9 @@ async def test_remembered_dm_channels_are_bounded(
     simcord_env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Past DM_CHANNELS_KEPT the oldest player's channel is forgotten (and opened again)."""
-    monkeypatch.setattr(publisher, "DM_CHANNELS_KEPT", 2)
+    monkeypatch.setattr(dm_publishing, "DM_CHANNELS_KEPT", 2)
     table = await open_table(simcord_env, 3)
-    kept = simcord_env.bot.publisher._dm_channels
+    kept = simcord_env.bot.publisher.dms._dm_channels
     assert len(kept) == 2
     for player in table.players:
         assert len(dms(player)) == 1  # everyone got their DM all the same

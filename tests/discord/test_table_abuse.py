@@ -108,7 +108,7 @@ async def test_table_that_cannot_be_shown_is_explained_to_the_next_clicker(
     simcord_env.inject_error("POST", "/channels/*/messages", status=403, code=50013, times=None)
     session = table.session
     await simcord_env.advance_time(61)  # a timeout move the table cannot show
-    assert simcord_env.bot.publisher.cannot_show(session)
+    assert simcord_env.bot.publisher.tables.cannot_show(session)
     result = await table.click(table.active(), "No thanks!")
     told = [m.content for m in result.followups if m.ephemeral]
     assert any(text.startswith("I can't show this table in this channel") for text in told)

@@ -73,8 +73,8 @@ async def test_an_unchanged_picture_is_not_uploaded_again(simcord_env: Env) -> N
     table = await open_table(simcord_env, 3)
     before = table.message.attachments[0].id
     painted = simcord_env.bot.publisher.pictures.painted
-    await simcord_env.bot.publisher.show(table.session)
-    await simcord_env.bot.publisher.show(table.session)
+    await simcord_env.bot.publisher.tables.show(table.session)
+    await simcord_env.bot.publisher.tables.show(table.session)
     assert table.message.attachments[0].id == before
     assert simcord_env.bot.publisher.pictures.painted == painted  # served from the cache
     await table.click(table.active(), choose(table.game))
@@ -125,7 +125,7 @@ async def test_a_picture_that_cannot_be_painted_leaves_the_text_table(
 
     monkeypatch.setattr(nothanks_pictures, "table_png", broken)
     move = table.game.move_number
-    with caplog.at_level(logging.ERROR, logger="bot.client.publishing.publisher"):
+    with caplog.at_level(logging.ERROR, logger="bot.client.publishing.tables"):
         result = await table.click(table.active(), choose(table.game))
     assert not result.ephemeral
     assert table.game.move_number == move + 1
@@ -165,7 +165,7 @@ async def test_a_refused_picture_falls_back_to_text(
     once, the refusal is logged, and the channel's next messages skip the picture."""
     table = await open_table(simcord_env, 3)
     publisher = simcord_env.bot.publisher
-    real_edit = publisher.edit
+    real_edit = publisher.tables.edit
 
     async def no_uploads(session: Any, **fields: Any) -> None:
         if any(isinstance(item, discord.File) for item in fields.get("attachments", [])):
@@ -173,14 +173,14 @@ async def test_a_refused_picture_falls_back_to_text(
             raise discord.Forbidden(response, "Missing Permissions")  # type: ignore[arg-type]
         await real_edit(session, **fields)
 
-    monkeypatch.setattr(publisher, "edit", no_uploads)
-    publisher._carried.clear()  # as after a restart: the next edit uploads
-    with caplog.at_level(logging.WARNING, logger="bot.client.publishing.publisher"):
-        await publisher.show(table.session)
+    monkeypatch.setattr(publisher.tables, "edit", no_uploads)
+    publisher.pictures._carried.clear()  # as after a restart: the next edit uploads
+    with caplog.at_level(logging.WARNING, logger="bot.client.publishing.pictures"):
+        await publisher.tables.show(table.session)
     assert picture_of(simcord_env, table.message) is None
     assert table.embed.fields
     assert any("cannot attach the picture" in r.getMessage() for r in caplog.records)
-    fields, picture = await publisher.message(table.session)
+    fields, picture = await publisher.tables.message(table.session)
     assert picture is None and fields["embed"].image.url is None
 
 

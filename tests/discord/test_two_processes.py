@@ -20,7 +20,7 @@ from typing import Any
 
 import asyncpg
 
-from bot.storage import Storage
+from bot.storage import open_storage
 from bot.storage.postgres import LOCK_KEY
 from tests.test_cli import clean_environment
 
@@ -69,7 +69,7 @@ def stored_game(url: str, table_id: int) -> tuple[str, int, list[int]]:
     """A table's status, move number and logged move numbers, read from the database."""
 
     async def read() -> tuple[str, int, list[int]]:
-        storage = await Storage.open(url)
+        storage = await open_storage(url)
         try:
             record = await storage.get_table(table_id)
             assert record is not None

@@ -1,49 +1,23 @@
-"""The High card table: its spec, `/highcard start|stop`, and plays from the private hand."""
+"""The High card cog: `/highcard start|stop`, and plays from the private hand."""
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import discord
 from discord import app_commands
 
-from bot.client.game_cog import LEVEL_CHOICES, GameTableCog, locale_code, seat_of
+from bot.client.game_cog import GameTableCog, level_choices, locale_code, seat_of
 from bot.client.replies import Reply, answers_user_errors
 from bot.render.components import Click
 from bot.table.errors import TableMovedOn
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec
-from tests.highcard.engine import MAX_PLAYERS, MIN_PLAYERS, HighCardGame, HighCardView
-from tests.highcard.render import HighCardRenderer
+from tests.highcard.engine import MAX_PLAYERS
+from tests.highcard.spec import SPEC
 
 if TYPE_CHECKING:
     from bot.client.bot import CardtableBot
-
-GAME = "highcard"
-
-
-def new_game(players: Sequence[str], seed: int, options: Mapping[str, Any]) -> HighCardGame:
-    """Deal a game for the seated players."""
-    return HighCardGame.new(players, seed)
-
-
-def choose(view: Any, level: str, rng: random.Random, memory: Any) -> int:
-    """A trivial computer: the highest card it may play, from its own view."""
-    assert isinstance(view, HighCardView) and view.legal
-    return max(view.legal)
-
-
-SPEC = GameSpec(
-    name=GAME,
-    min_players=MIN_PLAYERS,
-    max_players=MAX_PLAYERS,
-    new_engine=new_game,
-    engine_from_dict=HighCardGame.from_dict,
-    renderer=HighCardRenderer(),
-    choose=choose,
-)
 
 
 class HighCard(GameTableCog):
@@ -88,7 +62,7 @@ class HighCard(GameTableCog):
         bot_level="How well the computer players play (default: normal)",
         turn_seconds="Seconds per turn before the computer moves for you (default: 60)",
     )
-    @app_commands.choices(bot_level=LEVEL_CHOICES)
+    @app_commands.choices(bot_level=level_choices(SPEC.levels))
     @app_commands.guild_only()
     @answers_user_errors
     async def start(

@@ -11,9 +11,9 @@ from bot.engines.contract import GameEngine
 from bot.engines.errors import GameOver, NotYourTurn, UnknownPlayer
 from bot.i18n import catalogues
 from bot.table.spec import GameRenderer
-from tests.highcard.cog import SPEC, choose
 from tests.highcard.engine import HighCardGame, NotInHand
 from tests.highcard.render import HighCardRenderer
+from tests.highcard.spec import SPEC, choose
 
 PLAYERS = ["ana", "ben", "cid"]
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from types import SimpleNamespace
 from typing import Any
 
-from bot.client.publishing.publisher import DiscordPublisher
+from bot.client.publishing.pictures import Pictures
 from bot.render.images import nothanks as pictures
 from bot.render.images.cache import Picture, PictureCache
 from tests.render_images.scenes import facts, nothanks_game
@@ -48,7 +47,7 @@ async def test_many_lookers_wait_for_one_painting_in_a_worker_thread() -> None:
         return pictures.table_png(scene)
 
     picture = Picture(base.scene, paint, "alt")
-    publisher = DiscordPublisher(SimpleNamespace())  # type: ignore[arg-type]
-    pngs = await asyncio.gather(*(publisher.paint(picture) for _ in range(5)))
-    assert len(set(pngs)) == 1 and publisher.pictures.painted == 1
+    shown = Pictures()
+    pngs = await asyncio.gather(*(shown.paint(picture) for _ in range(5)))
+    assert len(set(pngs)) == 1 and shown.painted == 1
     assert threads and all(thread is not threading.main_thread() for thread in threads)

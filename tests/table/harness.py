@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
+from bot.games.nothanks import SPEC as NOTHANKS
+from bot.games.rage import SPEC as RAGE
 from bot.storage import BrokenRow, Storage, TableRecord
 from bot.table.errors import UserError
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec, Letter
 from bot.table.tables import Tables
-from cogs.nothanks import SPEC as NOTHANKS
-from cogs.rage import SPEC as RAGE
 from tests.backends import Backend
 
 HOST, BEN, CID, DORA = 101, 102, 103, 104
@@ -73,7 +73,7 @@ class RecordingPublisher:
 class Harness:
     """Storage, the registry, the clock, the publisher and the timers' start gate."""
 
-    path: Path | str  # what Storage.open takes: a SQLite file or a PostgreSQL URL
+    path: Path | str  # what open_storage takes: a SQLite file or a PostgreSQL URL
     backend: Backend
     storage: Storage
     tables: Tables

@@ -11,12 +11,12 @@ import pytest
 from openskill.models import PlackettLuce
 
 from bot.engines.nothanks import TAKE, NoThanksGame
-from bot.storage import MIGRATIONS, Storage
+from bot.games.nothanks import SPEC as NOTHANKS
+from bot.games.rage import decode_action as decode_rage
+from bot.games.rage import encode_action as encode_rage
+from bot.storage import MIGRATIONS, open_storage
 from bot.storage.sqlite import migrate_step
 from bot.table.spec import GameSpec
-from cogs.nothanks import SPEC as NOTHANKS
-from cogs.rage import decode_action as decode_rage
-from cogs.rage import encode_action as encode_rage
 from tests.table.harness import (
     BEN,
     CID,
@@ -150,7 +150,7 @@ async def test_games_of_the_previous_version_are_back_filled(tmp_path: Path) -> 
     as abandoned, and a running game restores untouched."""
     path = tmp_path / "old.db"
     v3_database(path)
-    storage = await Storage.open(path)
+    storage = await open_storage(path)
     tables = make_tables(storage, Clock(), asyncio.Event())
     tables.publisher = RecordingPublisher()
     try:

@@ -12,6 +12,8 @@ from functools import partial
 
 import pytest
 
+from bot.games.nothanks import SPEC as NOTHANKS
+from bot.games.rage import SPEC as RAGE
 from bot.queries.history import load_game, recent_games
 from bot.render.records import replay_message
 from bot.render.table import public_message
@@ -24,8 +26,6 @@ from bot.table.replay import (
 )
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec
-from cogs.nothanks import SPEC as NOTHANKS
-from cogs.rage import SPEC as RAGE
 from tests.table.harness import BEN, CHANNEL, CID, DORA, GUILD, HOST, NAMES, Harness, open_lobby
 
 # (spec, seed of the sample): random deals, seat counts and moves, the same every run.

@@ -16,14 +16,14 @@ from typing import Any, cast
 import pytest
 
 from bot.engines.nothanks import PASS
-from bot.storage import MIGRATIONS, StaleWrite, Storage, TableRecord
+from bot.games.nothanks import SPEC as NOTHANKS
+from bot.games.rage import SPEC as RAGE
+from bot.storage import MIGRATIONS, StaleWrite, Storage, TableRecord, open_storage
 from bot.table.errors import SaveFailed, TableMovedOn, UserError
 from bot.table.meta import Notice, TableMeta, Turn
 from bot.table.session import DEFAULT_TURN_SECONDS, Draft, TableSession
 from bot.table.spec import GameSpec
 from bot.table.timers import LOBBY_TTL, next_event
-from cogs.nothanks import SPEC as NOTHANKS
-from cogs.rage import SPEC as RAGE
 from tests.table.harness import (
     BEN,
     CHANNEL,
@@ -538,7 +538,7 @@ async def test_stale_revision_is_refused_and_reloaded(
     not made, and the session takes the stored row over and publishes it; the next change
     builds on it and goes through (no restart needed)."""
     session = await started(h, spec) if running else await open_lobby(h, spec)
-    other = await Storage.open(h.path)
+    other = await open_storage(h.path)
     try:
         theirs = await other.get_table(session.id)
         assert theirs is not None
@@ -669,7 +669,7 @@ async def test_v2_database_is_migrated_to_typed_metadata(tmp_path: Path) -> None
             },
         ],
     )
-    storage = await Storage.open(path)
+    storage = await open_storage(path)
     try:
         assert await storage.schema_version() == len(MIGRATIONS)
         running = await storage.get_table(1)

@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
+from bot.games.nothanks import SPEC as NOTHANKS
+from bot.games.rage import SPEC as RAGE
 from bot.storage import TableRecord
 from bot.table.errors import UserError
 from bot.table.session import TableSession
@@ -14,8 +16,6 @@ from bot.table.shards import ShardSet
 from bot.table.spec import GameSpec
 from bot.table.tables import Tables
 from bot.table.timers import LOBBY_TTL
-from cogs.nothanks import SPEC as NOTHANKS
-from cogs.rage import SPEC as RAGE
 from tests.table.harness import BEN, CID, HOST, NAMES, Harness, RecordingPublisher, seat
 
 SPECS = pytest.mark.parametrize("spec", [NOTHANKS, RAGE], ids=lambda spec: spec.name)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from openskill.models import PlackettLuce
 
+from bot.games.nothanks import SPEC as NOTHANKS
 from bot.queries.players import (
     QUERIES,
     NoThanksFigures,
@@ -20,7 +21,6 @@ from bot.queries.players import (
 from bot.records.ratings import MIN_RATED_GAMES
 from bot.records.results import GameResult, PlayerResult
 from bot.storage import Storage, TableRecord
-from cogs.nothanks import SPEC as NOTHANKS
 from tests.table.harness import BEN, CID, DORA, GUILD, HOST, Harness, play_one, started
 
 ANA = HOST

@@ -22,12 +22,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.games.nothanks import SPEC as NOTHANKS
+from bot.games.rage import SPEC as RAGE
 from bot.table.spec import GameSpec
 from bot.table.thinking import WORKER_NICENESS, ThinkingPool, reference
-from cogs.nothanks import SPEC as NOTHANKS
-from cogs.rage import SPEC as RAGE
-from tests.highcard.cog import SPEC as HIGHCARD
 from tests.highcard.engine import HighCardGame
+from tests.highcard.spec import SPEC as HIGHCARD
 from tests.table import thinkers
 from tests.table.harness import HOST, Harness, acting, open_lobby, play_one
 

@@ -10,13 +10,13 @@ from typing import Any, cast
 
 import pytest
 
+from bot.games.nothanks import SPEC as NOTHANKS
+from bot.games.rage import SPEC as RAGE
 from bot.storage import Storage, TableRecord
 from bot.table.meta import Turn
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec
 from bot.table.timers import BOT_DELAY, LOBBY_TTL, TimedEvent, next_event
-from cogs.nothanks import SPEC as NOTHANKS
-from cogs.rage import SPEC as RAGE
 from tests.table.harness import (
     BEN,
     CID,

@@ -1,1 +1,62 @@
-"""Publishing: what a change shows on Discord (table edits, pictures, DMs, pings)."""
+"""Publishing: what a change shows on Discord, split by job.
+
+- `tables`: the public table message, edited "latest state wins";
+- `pictures`: the table's picture, painted once per state and uploaded when it changed;
+- `dms`: players' DMs and the living DM edited in place;
+- `pings`: half-time reminders and their deletion.
+
+`DiscordPublisher` ties them together as the table core's `Publisher`
+(bot.table.tables); it needs only a `Host` (bot.client.publishing.host), not the bot class.
+
+Usage::
+
+    publisher = DiscordPublisher(bot)
+    bot.tables.publisher = publisher
+    publisher.refresh(session)  # the table's message is edited soon
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.client.publishing.dms import PlayerDms
+from bot.client.publishing.host import Host
+from bot.client.publishing.pictures import Pictures, TablePicture
+from bot.client.publishing.pings import TurnPings
+from bot.client.publishing.tables import TableMessages
+from bot.storage import BrokenRow
+from bot.table.session import TableSession
+from bot.table.spec import Letter
+
+
+class DiscordPublisher:
+    """Shows tables on Discord for the table core: its message, pictures, DMs and pings."""
+
+    def __init__(self, host: Host) -> None:
+        self.pictures = Pictures()
+        self.tables = TableMessages(host, self.pictures)
+        self.dms = PlayerDms(host)
+        self.pings = TurnPings(host, locale_of=self.tables.table_locale)
+
+    def refresh(self, session: TableSession) -> None:
+        """Bring the table's public message up to date soon (latest state wins)."""
+        self.tables.refresh(session)
+
+    async def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
+        """Send the DMs a change caused (never to computers or to closed DMs)."""
+        await self.dms.deliver(session, letters)
+
+    async def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
+        """Ping the people whose turn it is, once, at half time."""
+        await self.pings.ping(session, players, deadline)
+
+    def tidy(self, session: TableSession) -> None:
+        """Delete the half-time reminder soon, once the turn it was for has passed."""
+        self.pings.tidy(session)
+
+    def show_broken(self, row: BrokenRow) -> None:
+        """Tell a quarantined table's channel, on its message, that it could not be restored."""
+        self.tables.show_broken(row)
+
+
+__all__ = ["DiscordPublisher", "Host", "TablePicture"]

@@ -33,6 +33,7 @@ from .errors import (
     WrongPhase,
 )
 from .options import RageOptions
+from .phase import Phase
 from .players import PlayerId
 from .scoring import (
     Outcome,
@@ -44,7 +45,7 @@ from .scoring import (
     Standing,
     score_player,
 )
-from .state import Phase, RageState
+from .state import RageState
 from .trick import TrickPlay, TrickResult, WinReason, resolve_trick
 from .view import RageView
 

@@ -4,65 +4,30 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.engines.errors import InvalidSetup
 
 from .cards import DECK, Card, Colour
+from .dealing import ROUNDS, cards_in_round
 from .options import RageOptions
+from .phase import Phase
 from .players import validate_players
 from .scoring import RoundRecord
 from .trick import TrickRecord
-
-if TYPE_CHECKING:
-    from .state import RageState
 
 FORMAT = "rage"
 VERSION = 1
 
 
-def _codes(cards: list[Card]) -> list[str]:
+def card_codes(cards: list[Card]) -> list[str]:
     """Card codes for a list of cards."""
     return [card.code for card in cards]
 
 
-def _colour_code(colour: Colour | None) -> str | None:
+def colour_code(colour: Colour | None) -> str | None:
     """Colour name or None."""
     return None if colour is None else colour.code
-
-
-def encode_state(state: RageState) -> dict[str, Any]:
-    """Everything needed to continue the game, hidden cards and future deal seeds included."""
-    record = state.last_trick_record
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "players": list(state.players),
-        "options": state.options.to_dict(),
-        "seed": state.seed,
-        "deal_seeds": list(state.deal_seeds),
-        "round": state.round,
-        "dealer": state.dealer_seat,
-        "phase": state.phase.value,
-        "hands": [_codes(hand) for hand in state.hands],
-        "stack": _codes(state.stack),
-        "turned_up": _codes(state.turned_up),
-        "trump": _colour_code(state.trump),
-        "no_trump_this_trick": state.no_trump_this_trick,
-        "bids": list(state.bids),
-        "tricks_won": list(state.tricks_won),
-        "bonus": list(state.bonus),
-        "leader": state.leader_seat,
-        "trick": [
-            {"card": card.code, "colour": _colour_code(named)}
-            for card, named in zip(state.trick_cards, state.trick_named, strict=True)
-        ],
-        "trick_number": state.trick_number,
-        "last_trick": None if record is None else record.to_dict(),
-        "totals": list(state.totals),
-        "rounds": [rec.to_dict() for rec in state.rounds],
-        "move_number": state.move_number,
-    }
 
 
 def decode_state(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -84,7 +49,6 @@ def decode_state(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def _decode_fields(data: Mapping[str, Any]) -> dict[str, Any]:
     """Field-by-field decoding; lets KeyError/TypeError/ValueError escape for the caller."""
-    from .state import Phase
 
     def colour(value: str | None) -> Colour | None:
         """Colour from its name, or None."""
@@ -132,9 +96,6 @@ def _is_int(value: object) -> bool:
 
 def _check_consistency(f: dict[str, Any]) -> None:
     """The checks a hand-edited or corrupted state is most likely to fail."""
-    from .dealing import ROUNDS, cards_in_round
-    from .state import Phase
-
     n = len(f["players"])
     problems: list[str] = []
     if not isinstance(f["seed"], int | str) or isinstance(f["seed"], bool):

@@ -5,8 +5,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from bot.engines.errors import GameOver, InvalidSetup, NotYourTurn, UnknownPlayer, plain_id
 
@@ -20,6 +19,7 @@ from .cards import (
     Colour,
     to_card,
 )
+from .codec import FORMAT, VERSION, card_codes, colour_code, decode_state
 from .dealing import (
     ROUNDS,
     cards_in_round,
@@ -40,6 +40,7 @@ from .errors import (
     WrongPhase,
 )
 from .options import RageOptions
+from .phase import Phase
 from .players import PlayerId, validate_players
 from .scoring import (
     Outcome,
@@ -52,19 +53,9 @@ from .scoring import (
     scored_row,
 )
 from .trick import TrickPlay, TrickRecord, TrickResult, resolve_trick, trick_bonus
-
-if TYPE_CHECKING:
-    from .view import RageView
+from .view import RageView
 
 _FIRST_ACTION = int(JOKER)  # codes below this are colour cards
-
-
-class Phase(StrEnum):
-    """Where the round stands."""
-
-    BIDDING = "bidding"
-    PLAYING = "playing"
-    FINISHED = "finished"
 
 
 # Module globals are cheaper to reach than enum class attributes on the hot path.
@@ -278,15 +269,40 @@ class RageState:
 
     def to_dict(self) -> dict[str, Any]:
         """The full state (hidden cards included) as plain JSON types."""
-        from .codec import encode_state
-
-        return encode_state(self)
+        record = self.last_trick_record
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "players": list(self.players),
+            "options": self.options.to_dict(),
+            "seed": self.seed,
+            "deal_seeds": list(self.deal_seeds),
+            "round": self.round,
+            "dealer": self.dealer_seat,
+            "phase": self.phase.value,
+            "hands": [card_codes(hand) for hand in self.hands],
+            "stack": card_codes(self.stack),
+            "turned_up": card_codes(self.turned_up),
+            "trump": colour_code(self.trump),
+            "no_trump_this_trick": self.no_trump_this_trick,
+            "bids": list(self.bids),
+            "tricks_won": list(self.tricks_won),
+            "bonus": list(self.bonus),
+            "leader": self.leader_seat,
+            "trick": [
+                {"card": card.code, "colour": colour_code(named)}
+                for card, named in zip(self.trick_cards, self.trick_named, strict=True)
+            ],
+            "trick_number": self.trick_number,
+            "last_trick": None if record is None else record.to_dict(),
+            "totals": list(self.totals),
+            "rounds": [rec.to_dict() for rec in self.rounds],
+            "move_number": self.move_number,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RageState:
         """Rebuild a state from to_dict output; InvalidSetup if it is malformed."""
-        from .codec import decode_state
-
         return cls(**decode_state(data))
 
     # ------------------------------------------------------------ public queries
@@ -404,9 +420,38 @@ class RageState:
 
     def view(self, player: PlayerId | None = None) -> RageView:
         """What `player` may see (None: a spectator); other hands and the stack are hidden."""
-        from .view import build_view
-
-        return build_view(self, player)
+        if player is not None:
+            self.seat_of(player)  # UnknownPlayer for strangers
+        return RageView(
+            viewer=player,
+            players=self.players,
+            options=self.options,
+            phase=self.phase,
+            round=self.round,
+            cards_per_hand=self.cards_per_hand,
+            dealer=self.dealer,
+            move_number=self.move_number,
+            players_to_act=self.acting_players(),
+            hand=() if player is None else self.hand(player),
+            legal_actions=() if player is None else tuple(self.legal_actions(player)),
+            hand_sizes=tuple(len(hand) for hand in self.hands),
+            trump=self.trump,
+            no_trump_this_trick=self.no_trump_this_trick,
+            turned_up=tuple(self.turned_up),
+            stack_size=len(self.stack),
+            bids=self.visible_bids(player),
+            has_bid=tuple(bid is not None for bid in self.bids),
+            tricks_won=tuple(self.tricks_won),
+            bonus=tuple(self.bonus),
+            leader=self.leader,
+            led_colour=self.led_colour,
+            trick_number=self.trick_number,
+            trick=self.current_trick,
+            last_trick=self.last_trick,
+            totals=tuple(self.totals),
+            score_sheet=self.score_sheet(player),
+            outcome=self.outcome(),
+        )
 
     # ------------------------------------------------------------ legal actions
 

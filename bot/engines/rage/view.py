@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .actions import Action
 from .cards import Card, Colour
 from .options import RageOptions
+from .phase import Phase
 from .players import PlayerId
 from .scoring import Outcome, ScoreSheet
 from .trick import TrickPlay, TrickResult
-
-if TYPE_CHECKING:
-    from .state import Phase, RageState
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,39 +83,3 @@ class RageView:
             "score_sheet": self.score_sheet.to_dict(),
             "outcome": None if self.outcome is None else self.outcome.to_dict(),
         }
-
-
-def build_view(state: RageState, viewer: PlayerId | None) -> RageView:
-    """The observation of `viewer` (None: a spectator who sees only public information)."""
-    if viewer is not None:
-        state.seat_of(viewer)  # UnknownPlayer for strangers
-    return RageView(
-        viewer=viewer,
-        players=state.players,
-        options=state.options,
-        phase=state.phase,
-        round=state.round,
-        cards_per_hand=state.cards_per_hand,
-        dealer=state.dealer,
-        move_number=state.move_number,
-        players_to_act=state.acting_players(),
-        hand=() if viewer is None else state.hand(viewer),
-        legal_actions=() if viewer is None else tuple(state.legal_actions(viewer)),
-        hand_sizes=tuple(len(hand) for hand in state.hands),
-        trump=state.trump,
-        no_trump_this_trick=state.no_trump_this_trick,
-        turned_up=tuple(state.turned_up),
-        stack_size=len(state.stack),
-        bids=state.visible_bids(viewer),
-        has_bid=tuple(bid is not None for bid in state.bids),
-        tricks_won=tuple(state.tricks_won),
-        bonus=tuple(state.bonus),
-        leader=state.leader,
-        led_colour=state.led_colour,
-        trick_number=state.trick_number,
-        trick=state.current_trick,
-        last_trick=state.last_trick,
-        totals=tuple(state.totals),
-        score_sheet=state.score_sheet(viewer),
-        outcome=state.outcome(),
-    )

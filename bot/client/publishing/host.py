@@ -1,0 +1,52 @@
+"""What publishing needs from the bot: a small Protocol, so that publishing never imports
+the bot class (bot.client.bot builds the publisher, not the other way round)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import discord
+from discord.http import HTTPClient
+
+from bot.client.guild_settings import GuildImages, GuildLanguages
+from bot.client.transport.http1 import Http1Client
+from bot.table.tables import Tables
+
+
+class Host(Protocol):
+    """The parts of the bot that publishing uses (CardtableBot has them all).
+
+    Usage::
+
+        publisher = DiscordPublisher(bot)  # any object with these attributes
+    """
+
+    tables: Tables
+    languages: GuildLanguages
+    images: GuildImages
+    http: HTTPClient
+    http1: Http1Client
+    allowed_mentions: discord.AllowedMentions | None
+
+    async def wait_until_ready(self) -> None:
+        """Wait until the gateway is ready (messages can be edited)."""
+        ...
+
+    def get_partial_messageable(
+        self,
+        id: int,
+        *,
+        guild_id: int | None = None,
+        type: discord.ChannelType | None = None,
+    ) -> discord.PartialMessageable:
+        """A channel to send to or edit in by id, without fetching it."""
+        ...
+
+    async def create_dm(self, user: discord.abc.Snowflake) -> discord.DMChannel:
+        """Open (or find) the DM channel with a user."""
+        ...
+
+
+async def shown() -> bool:
+    """The `then` of a change whose message was already shown in its current state."""
+    return True

@@ -1,0 +1,160 @@
+"""The table's picture on Discord: painted once per state in a worker thread, uploaded only
+when the message does not carry it yet, and left out where Discord refuses attachments."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+
+from bot.render.images.cache import FILENAME, Picture, PictureCache
+from bot.table.session import TableSession
+from bot.table.spec import MessageFields
+
+log = logging.getLogger(__name__)
+
+# After Discord refused a picture in a channel (no Attach Files), its tables show text
+# only for this long before a picture is tried again (the permission may be granted).
+NO_PICTURES_FOR = 600.0
+# What a message was last seen to carry: a picture's key, None for no picture; a message
+# missing from the map (posted before a restart, or after a failed edit) is unknown.
+_UNKNOWN = "?"
+
+
+@dataclass(frozen=True, slots=True)
+class TablePicture:
+    """A painted picture for a table message: its key (what it shows), PNG and alt text."""
+
+    key: str
+    png: bytes
+    alt: str
+
+    def file(self) -> discord.File:
+        """A fresh upload of the picture (a File can be sent only once)."""
+        return discord.File(io.BytesIO(self.png), filename=FILENAME, description=self.alt)
+
+
+def text_only(fields: MessageFields) -> MessageFields:
+    """The same message without its picture."""
+    fields = {key: value for key, value in fields.items() if key not in ("file", "attachments")}
+    embed = fields.get("embed")
+    if embed is not None:
+        embed.set_image(url=None)
+    return fields
+
+
+class Pictures:
+    """The painted pictures, which message carries which, and where they are refused.
+
+    Usage::
+
+        pictures = Pictures()
+        png = await pictures.paint(picture)  # cached by what the picture shows
+        fields = pictures.for_edit(message_id, fields, TablePicture(picture.key, png, alt))
+    """
+
+    def __init__(self) -> None:
+        self.cache = PictureCache()
+        self._painting: dict[str, asyncio.Future[bytes]] = {}
+        self._carried: dict[int, str | None] = {}  # message id -> key of the picture on it
+        # One edit at a time per message, so "which picture does it carry" stays true.
+        self._message_locks: dict[int, asyncio.Lock] = {}
+        self._refused: dict[int, float] = {}  # channel id -> when a picture was refused
+
+    @property
+    def painted(self) -> int:
+        """How many pictures were painted (not served from the cache)."""
+        return self.cache.painted
+
+    async def paint(self, picture: Picture) -> bytes:
+        """A picture's PNG: cached, or painted once in a worker thread however many ask."""
+        png = self.cache.get(picture.key)
+        if png is not None:
+            return png
+        pending = self._painting.get(picture.key)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._painting[picture.key] = future
+        try:
+            png = await asyncio.to_thread(self.cache.paint, picture)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except Exception as error:
+            future.set_exception(error)
+            future.exception()  # retrieved here: the caller below re-raises it
+            raise
+        else:
+            future.set_result(png)
+            return png
+        finally:
+            self._painting.pop(picture.key, None)
+
+    def refused_lately(self, channel_id: int) -> bool:
+        """Whether Discord refused a picture in this channel a short while ago."""
+        refused = self._refused.get(channel_id)
+        return refused is not None and time.monotonic() - refused < NO_PICTURES_FOR
+
+    def refuse(self, session: TableSession, error: discord.Forbidden) -> None:
+        """Discord refused the picture here (no Attach Files): show text for a while."""
+        log.warning(
+            "cannot attach the picture of %s table %s in channel %s (%s); showing text only",
+            session.spec.name,
+            session.id,
+            session.channel_id,
+            error,
+        )
+        self._refused[session.channel_id] = time.monotonic()
+
+    def lock(self, message_id: int) -> asyncio.Lock:
+        """The lock that keeps one edit at a time on a message."""
+        return self._message_locks.setdefault(message_id, asyncio.Lock())
+
+    def for_edit(
+        self, message_id: int, fields: MessageFields, picture: TablePicture | None
+    ) -> MessageFields:
+        """Edit fields that upload the picture only if the message does not carry it yet."""
+        carried = self._carried.get(message_id, _UNKNOWN)
+        if picture is None:
+            if carried is not None:
+                fields["attachments"] = []  # drop an old picture (e.g. pictures turned off)
+        elif carried != picture.key:
+            fields["attachments"] = [picture.file()]
+        # Unchanged: no upload; the embed names the attachment the message already has.
+        return fields
+
+    def carries(self, message_id: int, picture: TablePicture | None) -> None:
+        """Note which picture a message now carries (after a successful send or edit)."""
+        self._carried[message_id] = None if picture is None else picture.key
+
+    async def edit_carrying(
+        self,
+        session: TableSession,
+        message_id: int,
+        fields: MessageFields,
+        picture: TablePicture | None,
+        edit: Callable[..., Awaitable[Any]],
+    ) -> Any:
+        """Edit a message, uploading the picture only if it changed; text if it is refused."""
+        uploads = picture is not None and self._carried.get(message_id, _UNKNOWN) != picture.key
+        try:
+            result = await edit(**self.for_edit(message_id, dict(fields), picture))
+        except discord.Forbidden as error:
+            self._carried.pop(message_id, None)
+            if not uploads:
+                raise
+            self.refuse(session, error)
+            picture = None
+            result = await edit(**self.for_edit(message_id, text_only(fields), None))
+        except BaseException:
+            self._carried.pop(message_id, None)  # it may or may not have changed
+            raise
+        self.carries(message_id, picture)
+        return result

@@ -1,0 +1,301 @@
+"""The table's public message: rendered, edited "latest state wins", posted again where it
+was deleted, and pointed at from older copies.
+
+A refresh marks the table, and a few drain tasks edit each marked table with what it shows
+at that moment, so a burst of changes costs one edit, and a change made during an edit is
+followed by another edit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+
+from bot.client.publishing.host import Host, shown
+from bot.client.publishing.pictures import Pictures, TablePicture, text_only
+from bot.i18n import t
+from bot.render.images.cache import FILENAME
+from bot.render.table import public_message, public_picture
+from bot.storage import BrokenRow
+from bot.table.errors import SaveFailed
+from bot.table.session import TableSession
+from bot.table.spec import MessageFields
+
+log = logging.getLogger(__name__)
+
+# Edits in flight at once: discord.py waits out rate limits per route, and a few parallel
+# edits keep a restart's refresh of many tables from hogging the connection.
+DRAIN_TASKS = 4
+RETRY_DELAYS = (1.0, 5.0, 15.0)
+
+
+class TableMessages:
+    """Shows each table's public message in its channel.
+
+    Usage::
+
+        messages = TableMessages(bot, Pictures())
+        messages.refresh(session)  # edited soon, with the state it has by then
+    """
+
+    def __init__(self, host: Host, pictures: Pictures) -> None:
+        self.host = host
+        self.pictures = pictures
+        self._dirty: dict[int, TableSession] = {}
+        self._drains: set[asyncio.Task[None]] = set()
+        self._notices: set[asyncio.Task[None]] = set()
+        self._unshown: set[int] = set()  # tables whose message could not be edited or posted
+        self._told: set[tuple[int, int]] = set()  # who has been told so, per table
+
+    # -- what a table looks like ----------------------------------------------------------
+
+    def table_locale(self, session: TableSession) -> object:
+        """The language of public table messages: the server's setting, else its locale."""
+        chosen = self.host.languages.language_for(session.record.guild_id)
+        return chosen or session.meta.locale
+
+    def render(self, session: TableSession) -> MessageFields:
+        """The table's public message as it should look now, as text (no picture)."""
+        return public_message(session.public(), session.spec.renderer, self.table_locale(session))
+
+    async def message(self, session: TableSession) -> tuple[MessageFields, TablePicture | None]:
+        """The table's public message and its picture, when the server shows pictures.
+
+        The picture is painted in a worker thread, once per state (see PictureCache). If it
+        cannot be painted, that is logged and the message goes out as text, which says the
+        same: a picture never stops a move from being shown.
+        """
+        public = session.public()
+        locale = self.table_locale(session)
+        fields = public_message(public, session.spec.renderer, locale)
+        embed = fields.get("embed")
+        if (
+            embed is None
+            or not self.host.images.images_for(session.record.guild_id)
+            or self.pictures.refused_lately(session.channel_id)
+        ):
+            return fields, None
+        try:
+            picture = public_picture(public, session.spec.renderer, locale)
+            if picture is None:
+                return fields, None
+            png = await self.pictures.paint(picture)
+        except Exception:
+            log.exception(
+                "could not paint the picture of %s table %s at move %s; showing it as text",
+                session.spec.name,
+                session.id,
+                public.facts.move_number,
+            )
+            return fields, None
+        embed.set_image(url=f"attachment://{FILENAME}")
+        return fields, TablePicture(picture.key, png, picture.alt)
+
+    async def show(self, session: TableSession) -> None:
+        """Edit the table's public message to its current state (picture only if changed)."""
+        message_id = session.record.message_id
+        if message_id is None:
+            return
+        async with self.pictures.lock(message_id):
+            fields, picture = await self.message(session)
+
+            async def edit(**changes: Any) -> None:
+                await self.edit(session, **changes)
+
+            await self.pictures.edit_carrying(session, message_id, fields, picture, edit)
+
+    async def answer_click(self, reply: Any, session: TableSession) -> bool:
+        """Answer a click on the table message by editing it to the current state."""
+        message_id = session.record.message_id
+        if message_id is None:
+            return bool(await reply.edit(**self.render(session)))
+        async with self.pictures.lock(message_id):
+            fields, picture = await self.message(session)
+            done = await self.pictures.edit_carrying(
+                session, message_id, fields, picture, reply.edit
+            )
+            return bool(done)
+
+    async def sendable(self, session: TableSession) -> tuple[MessageFields, TablePicture | None]:
+        """The table as a new message: its fields with the picture as a file to upload."""
+        fields, picture = await self.message(session)
+        if picture is not None:
+            fields["file"] = picture.file()
+        return fields, picture
+
+    async def send_table(
+        self, session: TableSession, send: Callable[..., Awaitable[Any]]
+    ) -> tuple[Any, TablePicture | None]:
+        """Post the table with ``send``; as text if the picture is refused. (result, picture)"""
+        fields, picture = await self.sendable(session)
+        try:
+            return await send(**fields), picture
+        except discord.Forbidden as error:
+            if picture is None:
+                raise
+            self.pictures.refuse(session, error)
+            return await send(**text_only(fields)), None
+
+    # -- keeping it current ---------------------------------------------------------------
+
+    def refresh(self, session: TableSession) -> None:
+        """Bring the table's public message up to date soon (latest state wins)."""
+        if session.record.message_id is None:
+            return
+        self._dirty[session.id] = session
+        if len(self._drains) < DRAIN_TASKS:
+            task = asyncio.get_running_loop().create_task(self._drain())
+            self._drains.add(task)
+            task.add_done_callback(self._drains.discard)
+
+    async def _drain(self) -> None:
+        await self.host.wait_until_ready()
+        while self._dirty:
+            table_id = next(iter(self._dirty))
+            session = self._dirty.pop(table_id)
+            await self._edit_until_done(session)
+
+    async def _edit_until_done(self, session: TableSession) -> None:
+        for attempt, delay in enumerate((0.0, *RETRY_DELAYS)):
+            if delay:
+                await asyncio.sleep(delay)
+            revision = session.revision
+            try:
+                await self.show(session)
+            except (discord.NotFound, discord.Forbidden) as error:
+                # Deleted, or no longer ours to edit: post the table anew instead.
+                log.warning(
+                    "the message of %s table %s cannot be edited (%s); posting it again",
+                    session.spec.name,
+                    session.id,
+                    error,
+                )
+                if not await self.repost(session):
+                    return
+            except discord.HTTPException as error:
+                log.warning(
+                    "could not edit the message of %s table %s (attempt %d): %s",
+                    session.spec.name,
+                    session.id,
+                    attempt + 1,
+                    error,
+                )
+                continue
+            self._shown_again(session)
+            if session.revision != revision:
+                # Changed while we edited: show the newer state too.
+                self.refresh(session)
+            return
+        log.error(
+            "gave up editing the message of %s table %s after %d attempts",
+            session.spec.name,
+            session.id,
+            len(RETRY_DELAYS) + 1,
+        )
+
+    async def edit(self, session: TableSession, **fields: Any) -> None:
+        """Edit the table's public message outside any interaction."""
+        message_id = session.record.message_id
+        if message_id is None:
+            return
+        channel = self.host.get_partial_messageable(
+            session.channel_id, guild_id=session.record.guild_id
+        )
+        await channel.get_partial_message(message_id).edit(**fields)
+
+    async def repost(self, session: TableSession) -> bool:
+        """Post the table as a new message in its channel and make it the table's message.
+
+        If the bot cannot post there either, the table is marked as not shown, and the
+        next person who clicks is told privately what is wrong.
+        """
+        channel = self.host.get_partial_messageable(
+            session.channel_id, guild_id=session.record.guild_id
+        )
+        try:
+            message, picture = await self.send_table(session, channel.send)
+        except discord.HTTPException as error:
+            log.error(
+                "cannot show %s table %s in channel %s: %s",
+                session.spec.name,
+                session.id,
+                session.channel_id,
+                error,
+            )
+            self._unshown.add(session.id)
+            return False
+        self.pictures.carries(message.id, picture)
+        try:
+            await session.change(lambda d: d.set_message(message.id), then=shown)
+        except SaveFailed:
+            # Shown, but not remembered: the next refresh tries the old message again.
+            log.error("table %s was posted again but its new message was not saved", session.id)
+            return False
+        self._shown_again(session)
+        return True
+
+    def _shown_again(self, session: TableSession) -> None:
+        if session.id in self._unshown:
+            self._unshown.discard(session.id)
+            self._told = {told for told in self._told if told[0] != session.id}
+
+    def cannot_show(self, session: TableSession) -> bool:
+        """Whether the table's message could neither be edited nor posted anew."""
+        return session.id in self._unshown
+
+    def owes_notice(self, session: TableSession, user_id: int) -> bool:
+        """Whether to tell this person that the table cannot be shown (once each)."""
+        if session.id not in self._unshown or (session.id, user_id) in self._told:
+            return False
+        self._told.add((session.id, user_id))
+        return True
+
+    # -- older copies and broken tables ---------------------------------------------------
+
+    def pointer(self, session: TableSession, locale: object) -> MessageFields:
+        """What an older copy of a table's message becomes: a link to the current one."""
+        return {
+            "content": t("table.reposted", locale, link=session.jump_url),
+            "embed": None,
+            "view": None,
+            "attachments": [],  # its picture would otherwise stay, shown as a plain file
+        }
+
+    async def edit_message(self, session: TableSession, message_id: int, **fields: Any) -> None:
+        """Edit one message of the table's channel (an older copy of the table)."""
+        channel = self.host.get_partial_messageable(
+            session.channel_id, guild_id=session.record.guild_id
+        )
+        try:
+            await channel.get_partial_message(message_id).edit(**fields)
+        except discord.HTTPException as error:
+            # An old copy that cannot be edited is harmless: its buttons answer "moved on".
+            log.info("could not point table %s's old message to the new one: %s", session.id, error)
+
+    def show_broken(self, row: BrokenRow) -> None:
+        """Tell a quarantined table's channel, on its message, that it could not be restored."""
+        if row.message_id is not None:
+            task = asyncio.get_running_loop().create_task(self._show_broken(row, row.message_id))
+            self._notices.add(task)  # keep a reference until it is done
+            task.add_done_callback(self._notices.discard)
+
+    async def _show_broken(self, row: BrokenRow, message_id: int) -> None:
+        locale = self.host.languages.language_for(row.guild_id)
+        spec = self.host.tables.specs.get(row.game)
+        title = spec.renderer.title(locale) if spec is not None else row.game
+        embed = discord.Embed(
+            title=t("closed.title", locale, game=title),
+            description=t("closed.broken", locale),
+            colour=discord.Colour.dark_grey(),
+        )
+        channel = self.host.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
+        try:
+            await self.host.wait_until_ready()
+            await channel.get_partial_message(message_id).edit(content=None, embed=embed, view=None)
+        except discord.HTTPException as error:
+            # The channel may be gone or closed to us; the table is closed all the same.
+            log.warning("could not mark the message of broken table %s: %s", row.id, error)

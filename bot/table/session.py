@@ -566,6 +566,9 @@ class TableSession:
                 error,
                 exc_info=True,
             )
+            # The save may have bumped the draft's revision before it raised: the read
+            # back compares with the revision it replaced.
+            draft.record.revision = expected
             self.unsettled = draft
             try:
                 stood = await self._settle_unsettled()

@@ -4,6 +4,7 @@ back, unreachable databases answered at once, broken rows quarantined (both back
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from bot.games.nothanks import SPEC as NOTHANKS
 from bot.storage import DatabaseUnavailable, TableRecord
 from bot.table.errors import DatabaseDown, SaveFailed, SaveUnknown
-from bot.table.session import TableSession
+from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec
 from tests.table.harness import (
     BEN,
@@ -199,6 +200,6 @@ async def started_elsewhere(h: Harness, spec: GameSpec) -> TableSession:
     """A second running game, in another channel, that restores normally."""
     session = await open_lobby(h, spec, channel=777)
     for user in (BEN, CID):
-        await session.change(lambda d, user=user: d.join(user, NAMES[user], None))
+        await session.change(partial(Draft.join, user_id=user, name=NAMES[user], locale=None))
     await session.change(lambda d: d.start(HOST, 11))
     return session

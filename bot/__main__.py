@@ -22,6 +22,8 @@ from bot.runtime.settings import (
     Settings,
     hide_password,
     load_settings,
+    parse_database_url,
+    redact,
 )
 from bot.storage import (
     MIGRATIONS,
@@ -40,12 +42,13 @@ WIRE_LOGGERS = ("discord.http", "discord.gateway")
 
 
 def configure_logging(settings: Settings) -> None:
-    """Log to stderr at the configured level, with the token redacted everywhere."""
+    """Log to stderr at the configured level, with the token and the database password
+    redacted everywhere."""
     handler = logging.StreamHandler()
     handler.setFormatter(
         logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
     )
-    handler.addFilter(RedactingFilter(settings.token))
+    handler.addFilter(RedactingFilter(settings.token, *settings.database_secrets))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level)
@@ -102,9 +105,9 @@ def check_postgres(url: str) -> None:
     try:
         version = asyncio.run(probe(url))
     except Exception as error:
-        raise ConfigError(
-            f"DATABASE_URL {hide_password(url)}: cannot connect ({type(error).__name__}: {error})"
-        ) from None
+        # The driver's message could quote the URL: its password is taken out.
+        reason = redact(f"{type(error).__name__}: {error}", parse_database_url(url).secrets)
+        raise ConfigError(f"DATABASE_URL {hide_password(url)}: cannot connect ({reason})") from None
     if version > len(MIGRATIONS):
         raise ConfigError(
             f"DATABASE_URL {hide_password(url)} was written by a newer cardtable; "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import discord
@@ -20,6 +21,7 @@ from bot.render.components import (
 from bot.render.limits import BUTTON_LABEL, OPTION_TEXT, PLACEHOLDER, fit
 from bot.render.rage import hand_message
 from bot.render.records import ReplayButton
+from bot.render.table import rating_note
 from tests.render_images.scenes import facts
 
 
@@ -200,3 +202,11 @@ def test_the_rage_panel_leaves_no_card_alone_on_a_row(round_number: int) -> None
     assert sum(rows) == len(state.hand(player))
     assert all(2 <= size <= 4 for size in rows) or rows == [1]
     assert max(rows) - min(rows) <= 1
+
+
+def test_the_final_board_shows_the_rating_change_not_a_rating() -> None:
+    """A finished game's row ends in the change on the displayed scale ("Δ +36")."""
+    table = dataclasses.replace(facts("nothanks", 3), rating_changes={"100": 1.8, "101": -0.6})
+    assert rating_note(table, "100", "en") == " · Δ +36"
+    assert rating_note(table, "101", "de") == " · Δ −12"
+    assert rating_note(table, "102", "en") == ""

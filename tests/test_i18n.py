@@ -19,7 +19,7 @@ import discord
 import pytest
 from babel.messages.pofile import read_po
 
-from bot.i18n import FALLBACK, LOCALES_DIR, catalogues, language_of, t
+from bot.i18n import FALLBACK, LOCALES_DIR, catalogues, language_of, number, t
 from bot.i18n import catalogue as i18n
 
 REPO = Path(__file__).resolve().parent.parent
@@ -527,3 +527,23 @@ def test_texts_without_placeholders_are_looked_up_once() -> None:
     assert t("nothanks.button.pass", "it") is first
     assert t("nothanks.button.pass", discord.Locale.italian) == first
     assert t("nothanks.button.pass", ["unhashable"]) == t("nothanks.button.pass", None)
+
+
+@pytest.mark.parametrize(
+    ("language", "plain", "signed", "decimal"),
+    [
+        ("en", "1,036", "−12", "16.5"),
+        ("de", "1.036", "−12", "16,5"),
+        ("ru", "1\xa0036", "−12", "16,5"),
+        ("it", "1.036", "−12", "16,5"),
+    ],
+)
+def test_numbers_are_written_as_the_language_writes_them(
+    language: str, plain: str, signed: str, decimal: str
+) -> None:
+    """Ratings and figures follow the language (German "16,5", not "16.5")."""
+    assert number(1036, language) == plain
+    assert number(-12, language, signed=True) == signed
+    assert number(16.5, language) == decimal
+    assert number(36, language, signed=True) == "+36"
+    assert number(0, language, signed=True) == "±0"

@@ -47,6 +47,7 @@ SAME_AS_ENGLISH = {
         "rage.card.minus_five",
         "rage.card.joker",
         "rage.why.bonus",
+        "final.rating_change",  # "Δ +36": a symbol and a number
         "game.rage.name",  # a proper name, the same in every language
     },
     "ru": {

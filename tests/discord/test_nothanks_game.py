@@ -80,8 +80,8 @@ async def test_full_game_by_clicking(simcord_env: Env, count: int) -> None:
     standings = game.standings()
     for row, field in zip(standings, final.fields, strict=False):
         assert table.actor(row.player).name in field.name
-        # "🥇 ana: 42 · rating +1.8": the total, then the rating change of this game.
-        assert re.fullmatch(rf".*: {row.total} · rating [+-]\d+\.\d", field.name)
+        # "🥇 ana: 42 · Δ +36": the total, then the rating change of this game.
+        assert re.fullmatch(rf".*: {row.total} · Δ [+−±][\d,]+", field.name)
         assert f"Card points {row.card_points} − chips {row.chips} = **{row.total}**" in field.value
     removed = final.fields[-1]
     assert removed.name == "The nine cards removed at the start"

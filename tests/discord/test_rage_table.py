@@ -183,7 +183,7 @@ async def test_full_game(simcord_env: Env, count: int, variant: dict[str, bool])
     assert outcome is not None
     lines = final.fields[0].value.splitlines()
     for line, standing in zip(lines, outcome.standings, strict=True):
-        assert re.fullmatch(rf".*: {standing.score} · rating [+-]\d+\.\d", line)
+        assert re.fullmatch(rf".*: {standing.score} · Δ [+−±][\d,]+", line)
     sheet = final.fields[1].value.splitlines()  # the score sheet: a line per player
     assert len(sheet) == count and all(line.count(" ") >= 11 for line in sheet)
     assert "Show my hand" not in (final.footer.text or "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import discord
@@ -53,7 +54,11 @@ async def test_a_game_played_here_shows_in_stats_and_on_the_board(simcord_env: E
     assert fields["Best score"] == str(mine.total)
     assert fields["Average chips left"] == f"{mine.chips:.1f}"
     assert fields["Longest run taken"] == f"{max(map(len, mine.runs))} cards"
-    assert fields["Rating"].endswith("On the leaderboard after 4 more rated games")
+    rating, provisional, explained = fields["Rating"].splitlines()
+    assert re.fullmatch(r"\*\*[\d,]+\*\* after 1 rated game", rating)
+    assert provisional == "On the leaderboard after 4 more rated games"
+    # μ and σ appear only here, in the explanation the player asked for.
+    assert explained.startswith("-# Everyone starts at 1,000. The rating is 1,000 + 20 × (μ − 3σ)")
     assert embed.footer.text == "Finished games in this server only · lower scores are better"
     # The other two kept their chips and took nothing: a shared win, which counts.
     theirs = await first.slash(table.channel, "nothanks stats", user=second)

@@ -17,6 +17,7 @@ from bot.queries.players import (
     leaderboard,
     player_stats,
     ranked,
+    shown_rating,
 )
 from bot.records.ratings import MIN_RATED_GAMES
 from bot.records.results import GameResult, PlayerResult
@@ -285,11 +286,11 @@ async def test_ties_share_a_rank(h: Harness) -> None:
 
 
 def test_ties_are_ratings_as_shown() -> None:
-    """Ratings that read the same (one decimal) share a rank; the next rank skips."""
-    rows = [
-        {"player": p, "name": p, "mu": value, "sigma": 0.0, "games": 5}
-        for p, value in [("a", 10.04), ("b", 9.96), ("c", 9.94), ("d", -0.04), ("e", 0.04)]
-    ]
+    """Ratings that read the same (whole points: 1,200 and 1,200) share a rank; the next
+    rank skips."""
+    values = [("a", 10.01), ("b", 9.99), ("c", 9.9), ("d", 0.01), ("e", -0.01)]
+    rows = [{"player": p, "name": p, "mu": mu, "sigma": 0.0, "games": 5} for p, mu in values]
+    assert [shown_rating(mu) for _, mu in values] == [1200, 1200, 1198, 1000, 1000]
     assert [entry.rank for entry in ranked(rows)] == [1, 1, 3, 4, 4]
 
 

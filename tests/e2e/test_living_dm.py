@@ -12,8 +12,8 @@ from bot.engines.nothanks import NoThanksGame
 from bot.render import nothanks as render
 from bot.table.meta import TableMeta
 from bot.table.spec import Letter
-from tests.discord.helpers import Table, choose, dms, open_table
-from tests.discord.test_nothanks_game import play_to_end
+from tests.e2e.helpers import Table, choose, dms, open_table
+from tests.e2e.test_nothanks_game import play_to_end
 
 
 def dm_requests(env: Env, player: Any) -> tuple[int, int]:

@@ -8,8 +8,8 @@ import pytest
 from simcord import Env
 
 from bot.runtime.settings import Settings
-from tests.discord.helpers import choose
-from tests.discord.test_turns import start_table
+from tests.e2e.helpers import choose
+from tests.e2e.test_turns import start_table
 
 
 @pytest.fixture

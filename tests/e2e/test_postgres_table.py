@@ -14,7 +14,7 @@ from bot.queries.players import player_stats
 from bot.runtime.settings import Settings
 from bot.storage.postgres import PostgresStorage
 from tests.conftest import TEST_TOKEN
-from tests.discord.helpers import choose, open_table
+from tests.e2e.helpers import choose, open_table
 
 
 @pytest.fixture

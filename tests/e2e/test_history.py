@@ -21,7 +21,7 @@ from bot.records.results import GameResult, PlayerResult
 from bot.storage import TableRecord
 from bot.table.replay import is_anonymous
 from bot.table.session import Draft
-from tests.discord.helpers import (
+from tests.e2e.helpers import (
     NAMES,
     Table,
     choose,

@@ -1,7 +1,7 @@
-"""One bot process of the two-process test (tests/discord/test_two_processes.py).
+"""One bot process of the two-process test (tests/e2e/test_two_processes.py).
 
-    python -m tests.discord.shard_process URL SHARD play     # the bot, on SimCord
-    python -m tests.discord.shard_process URL SHARD resume   # the table core after a crash
+    python -m tests.e2e.shard_process URL SHARD play     # the bot, on SimCord
+    python -m tests.e2e.shard_process URL SHARD resume   # the table core after a crash
 
 Both run shard SHARD of 2 on the PostgreSQL database at URL and print one JSON object per
 line on stdout as they go (``event`` names the step). `play` is the real bot (create_bot,
@@ -33,7 +33,7 @@ from bot.table.session import Draft, TableSession
 from bot.table.shards import ShardSet
 from bot.table.tables import Tables
 from tests.conftest import TEST_TOKEN
-from tests.discord.helpers import choose, open_table
+from tests.e2e.helpers import choose, open_table
 from tests.table.harness import RecordingPublisher
 
 SHARD_COUNT = 2

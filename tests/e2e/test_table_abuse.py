@@ -12,7 +12,7 @@ from simcord import Env
 
 from bot.client.bot import CardtableBot
 from bot.table.spec import Letter
-from tests.discord.helpers import (
+from tests.e2e.helpers import (
     NAMES,
     click_stored,
     message_by_id,

@@ -12,7 +12,7 @@ from simcord.results import ResponseMessage
 from bot.client.bot import CardtableBot
 from bot.engines.rage import JOKER, Bid, Card, Colour, Phase, Play, RageState
 from bot.i18n import t
-from tests.discord.test_rage_table import (
+from tests.e2e.test_rage_table import (
     RageTable,
     arg_of,
     button_id,

@@ -13,7 +13,7 @@ from simcord import Env
 from bot.client.bot import CardtableBot
 from bot.engines.nothanks import TAKE
 from bot.table.errors import UserError
-from tests.discord.helpers import button_ids, choose, click_stored, dms, open_table, snapshot
+from tests.e2e.helpers import button_ids, choose, click_stored, dms, open_table, snapshot
 
 MOVED_ON = "This table has moved on"
 
@@ -303,7 +303,7 @@ async def test_dm_failure_hints_once_and_stops_retrying(simcord_env: Env) -> Non
     await ben.click(lobby, label="Join")
     await cid.click(lobby, label="Join")
     await ana.click(lobby, label="Start")
-    from tests.discord.helpers import Table
+    from tests.e2e.helpers import Table
 
     session = simcord_env.bot.tables.in_channel(channel.id)
     table = Table(simcord_env, guild, channel, [ana, ben, cid], lobby.id, session.id)

@@ -16,9 +16,9 @@ from simcord import Env
 from bot.render.images import nothanks as nothanks_pictures
 from bot.render.images import rage as rage_pictures
 from bot.render.images.cache import FILENAME
-from tests.discord.helpers import choose, open_table
-from tests.discord.test_cardtable_cog import setup_guild
-from tests.discord.test_rage_table import open_rage, pick
+from tests.e2e.helpers import choose, open_table
+from tests.e2e.test_cardtable_cog import setup_guild
+from tests.e2e.test_rage_table import open_rage, pick
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

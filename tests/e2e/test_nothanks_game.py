@@ -8,7 +8,7 @@ import pytest
 from simcord import Env
 
 from bot.engines.nothanks import score, starting_chips
-from tests.discord.helpers import button_ids, choose, dms, message_by_id, open_table
+from tests.e2e.helpers import button_ids, choose, dms, message_by_id, open_table
 
 
 async def play_to_end(table, *, check_each_move: bool = True) -> int:

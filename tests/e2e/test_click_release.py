@@ -9,7 +9,7 @@ import discord
 import pytest
 from simcord import Env
 
-from tests.discord.helpers import choose, open_table
+from tests.e2e.helpers import choose, open_table
 
 
 async def test_a_handled_click_is_freed_by_reference_counting(

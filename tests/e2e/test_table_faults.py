@@ -18,7 +18,7 @@ from simcord import Env
 from bot.client import replies as interactions
 from bot.client.bot import CardtableBot
 from bot.storage import Storage, TableRecord
-from tests.discord.helpers import NAMES, Table, click_stored, open_table
+from tests.e2e.helpers import NAMES, Table, click_stored, open_table
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -8,7 +8,7 @@ from simcord import Env
 
 from bot.client.bot import CardtableBot, now
 from bot.table.timers import LOBBY_TTL
-from tests.discord.helpers import NAMES, Table, button_ids, message_by_id
+from tests.e2e.helpers import NAMES, Table, button_ids, message_by_id
 
 
 async def start_table(env: Env, humans: int, **options: object) -> Table:

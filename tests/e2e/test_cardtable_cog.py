@@ -21,7 +21,7 @@ from bot.client.guild_settings import GuildImages, GuildLanguages
 from bot.i18n import catalogues, t
 from bot.i18n.commands import CatalogueTranslator
 from bot.storage import open_storage
-from tests.discord.helpers import open_table
+from tests.e2e.helpers import open_table
 
 EXTENSION = "cogs.cardtable"
 

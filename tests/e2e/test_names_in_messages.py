@@ -10,7 +10,7 @@ import re
 
 from simcord import Env
 
-from tests.discord.helpers import Table, choose
+from tests.e2e.helpers import Table, choose
 
 BOLD = "**Fay** ~~the~~ great"
 HEADING = "# Big Head"

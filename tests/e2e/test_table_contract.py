@@ -19,7 +19,7 @@ from simcord.results import InteractionResult
 from bot.client.bot import EXTENSIONS, CardtableBot
 from bot.engines.rage import JOKER
 from bot.table.session import TableSession
-from tests.discord.helpers import (
+from tests.e2e.helpers import (
     NAMES,
     button_ids,
     click_stored,
@@ -378,7 +378,7 @@ async def test_timeout_moves_for_an_absent_player(simcord_env: Env, game: Game) 
 
 
 # Rage is left out here, not skipped: its ten rounds take long, and
-# tests/discord/test_turns.py::test_rage_with_computers_finishes_by_itself plays them.
+# tests/e2e/test_turns.py::test_rage_with_computers_finishes_by_itself plays them.
 @pytest.mark.parametrize("game", [NOTHANKS, HIGHCARD], ids=str)
 async def test_computers_finish_a_game_by_themselves(simcord_env: Env, game: Game) -> None:
     """A table of computers and a host who never acts plays to its end by itself."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from simcord import Env
 
-from tests.discord.helpers import message_by_id
+from tests.e2e.helpers import message_by_id
 
 
 def select_values(message: object) -> list[str]:

@@ -11,7 +11,7 @@ from simcord import Env
 
 from bot.client.bot import CardtableBot
 from bot.engines.rage import JOKER, Bid, Colour, Phase, Play, RageOptions, RageState
-from tests.discord.helpers import NAMES, click_stored, message_by_id, select_stored, snapshot
+from tests.e2e.helpers import NAMES, click_stored, message_by_id, select_stored, snapshot
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -1,6 +1,6 @@
 """Two real bot processes on one PostgreSQL database, each running its own shard of two.
 
-Each process is tests/discord/shard_process.py: the real bot on SimCord, in an OS process
+Each process is tests/e2e/shard_process.py: the real bot on SimCord, in an OS process
 of its own. They play at once, restart mid-game, and never see each other's table; a
 third process asking for a shard already run refuses to start, and so does one that
 splits the guilds into another number of shards; a process killed mid-game
@@ -31,7 +31,7 @@ TIMEOUT = 240
 def start(url: str, shard: int, phase: str = "play", count: int = 2) -> subprocess.Popen[str]:
     """A bot process for one shard of ``count``, talking JSON lines on stdout."""
     return subprocess.Popen(
-        [sys.executable, "-m", "tests.discord.shard_process", url, str(shard), phase, str(count)],
+        [sys.executable, "-m", "tests.e2e.shard_process", url, str(shard), phase, str(count)],
         cwd=REPO,
         env=clean_environment(),
         stdin=subprocess.PIPE,

@@ -17,7 +17,7 @@ from simcord.gateway import ShardRouter
 from bot.client.bot import CardtableBot, create_bot
 from bot.runtime.settings import Settings
 from bot.storage import Storage, TableRecord
-from tests.discord.helpers import Table, click_stored, dms, open_table
+from tests.e2e.helpers import Table, click_stored, dms, open_table
 
 # guild_id = n << 22 is on shard n % 2: EVEN_GUILD on shard 0, ODD_GUILD on shard 1.
 SHARD_COUNT = 2

@@ -9,7 +9,7 @@ import pytest
 from bot.engines.rage import Phase
 from bot.render.images import cards
 from bot.render.images import rage as pictures
-from tests.render_images.scenes import MAX_PNG, decode, facts, mid_trick, rage_game
+from tests.render.images.scenes import MAX_PNG, decode, facts, mid_trick, rage_game
 
 
 def drawn_faces(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:

@@ -9,7 +9,7 @@ from typing import Any
 from bot.client.publishing.pictures import Pictures
 from bot.render.images import nothanks as pictures
 from bot.render.images.cache import Picture, PictureCache
-from tests.render_images.scenes import facts, nothanks_game
+from tests.render.images.scenes import facts, nothanks_game
 
 
 def picture_at(moves: int, locale: str = "en") -> Picture:

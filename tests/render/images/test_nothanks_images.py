@@ -9,7 +9,7 @@ from PIL import Image, ImageDraw
 
 from bot.render.images import cards
 from bot.render.images import nothanks as pictures
-from tests.render_images.scenes import (
+from tests.render.images.scenes import (
     MAX_PNG,
     decode,
     difference,

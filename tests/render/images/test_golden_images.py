@@ -1,4 +1,4 @@
-"""Pictures compared with golden copies kept in tests/render_images/golden.
+"""Pictures compared with golden copies kept in tests/render/images/golden.
 
 A few strongly different pixels are tolerated (anti-aliasing of another FreeType build);
 a card, a name or a number drawn elsewhere or differently changes hundreds. To accept a deliberate
@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from bot.render.images import nothanks, rage
-from tests.render_images.scenes import (
+from tests.render.images.scenes import (
     GOLDEN,
     decode,
     facts,

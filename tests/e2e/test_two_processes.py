@@ -22,7 +22,7 @@ import asyncpg
 
 from bot.storage import open_storage
 from bot.storage.postgres import LOCK_KEY
-from tests.test_cli import clean_environment
+from tests.runtime.test_cli import clean_environment
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 240

@@ -18,7 +18,7 @@ from bot.runtime.health import STALE_AFTER, check_heartbeat, heartbeat_path, wri
 from bot.runtime.instance_lock import acquire
 
 # Imported to register the fixture here (pytest finds fixtures by module namespace).
-from tests.test_cli import (
+from tests.runtime.test_cli import (
     TOKEN,
     run_bot,
 )
@@ -280,7 +280,7 @@ def test_sync_keeps_the_heartbeat(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 # -- the image ----------------------------------------------------------------------------
 
-DOCKERFILE = Path(__file__).resolve().parent.parent / "Dockerfile"
+DOCKERFILE = Path(__file__).resolve().parents[2] / "Dockerfile"
 
 
 def dockerfile_instructions() -> list[str]:

@@ -14,7 +14,7 @@ from bot.records.results import GameResult, PlayerResult
 from bot.runtime.settings import Settings
 from bot.storage import MIGRATIONS, ShardClaimed, TableRecord, open_storage
 from tests.backends import Backend
-from tests.test_cli import EXIT_CONFIG, TOKEN, assert_config_error, run_bot
+from tests.runtime.test_cli import EXIT_CONFIG, TOKEN, assert_config_error, run_bot
 
 SECRET = "s3cret-pw"
 

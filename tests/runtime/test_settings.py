@@ -83,7 +83,7 @@ def test_parse_dotenv_quoted_value_with_comment() -> None:
 
 def test_parse_dotenv_example_file() -> None:
     """The shipped .env.example parses and names every setting the bot reads."""
-    example = Path(__file__).resolve().parent.parent / ".env.example"
+    example = Path(__file__).resolve().parents[2] / ".env.example"
     keys = parse_dotenv(example.read_text(encoding="utf-8"))
     assert set(keys) == {
         "DISCORD_TOKEN",

@@ -13,7 +13,7 @@ import pytest
 from bot.__main__ import configure_logging
 from bot.runtime.settings import Settings
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 TOKEN = "A" * 24 + ".Bbbbbb." + "C" * 27
 EXIT_CONFIG = 2
 

@@ -14,7 +14,7 @@ import pytest
 
 from bot.runtime.instance_lock import DatabaseInUse, acquire, lock_path
 from bot.runtime.settings import ConfigError
-from tests.test_cli import EXIT_CONFIG, REPO, TOKEN, clean_environment, run_bot
+from tests.runtime.test_cli import EXIT_CONFIG, REPO, TOKEN, clean_environment, run_bot
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock is POSIX-only")
 

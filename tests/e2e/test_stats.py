@@ -11,7 +11,7 @@ from simcord.results import InteractionResult
 from bot.records.ratings import MIN_RATED_GAMES
 from bot.storage import Storage
 from tests.e2e.helpers import open_table
-from tests.table.test_stats import HARD, nothanks, rage, record
+from tests.queries.test_players import HARD, nothanks, rage, record
 
 EMPTY_BOARD = f"Nobody here has played {MIN_RATED_GAMES} rated games yet."
 

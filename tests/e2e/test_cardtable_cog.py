@@ -2,7 +2,7 @@
 table language, what is stored and cached, and the localised command tree on sync.
 
 SimCord users all speak en-US, so the answers here are English; the de/ru/it texts are
-checked below the interaction layer in tests/test_translations.py.
+checked below the interaction layer in tests/i18n/test_translations.py.
 """
 
 from __future__ import annotations

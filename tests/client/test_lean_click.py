@@ -18,7 +18,7 @@ from bot.client.replies import update_message
 from bot.client.routing import slimming_clicked_messages
 from bot.client.transport.http1 import Http1Client
 from bot.render.components import StaticView
-from tests.loopback import serve_as_discord
+from tests.client.loopback import serve_as_discord
 
 
 class RecordingAdapter:

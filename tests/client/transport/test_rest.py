@@ -17,7 +17,7 @@ from discord.http import HTTPClient
 import bot.client.transport.rest as rest
 from bot.client.publishing import DiscordPublisher
 from bot.client.transport.http1 import Http1Client
-from tests.loopback import serve_as_discord
+from tests.client.loopback import serve_as_discord
 
 Answer = tuple[int, dict[str, Any] | None, dict[str, str]]
 

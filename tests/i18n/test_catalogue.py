@@ -22,7 +22,7 @@ from babel.messages.pofile import read_po
 from bot.i18n import FALLBACK, LOCALES_DIR, catalogues, language_of, t
 from bot.i18n import catalogue as i18n
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SOURCE_DIRS = ("bot", "cogs")
 # A message key: dotted lower-case words, e.g. "nothanks.button.take".
 KEY_SHAPE = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+")
@@ -31,7 +31,7 @@ TRANSLATING_CALLS = frozenset({"t", "UserError", "_dm"})
 # The parts of the rules embed (bot/render/nothanks.py rules_embed).
 RULE_PARTS = ("setup", "turn", "end", "scoring")
 # Slash command keys ("cmd.nothanks.start.name") are built from the command tree, not
-# written in the code; tests/test_command_translator.py checks them against the real tree.
+# written in the code; tests/i18n/test_command_translator.py checks them against the real tree.
 TREE_NAMESPACE = "cmd"
 
 

@@ -1,7 +1,7 @@
 """The German, Russian and Italian catalogues: plural rules, the rule books' game terms,
 Discord's length limits, and what players actually read (t() and the No Thanks! renders).
 
-Key sets and placeholders of every catalogue are checked in tests/test_i18n.py; these
+Key sets and placeholders of every catalogue are checked in tests/i18n/test_catalogue.py; these
 tests are about the content of the three translations.
 """
 

@@ -72,23 +72,28 @@ async def test_a_card_is_one_tap_and_a_joker_two(
 ) -> None:
     """A Joker takes two taps (card, colour), a normal card one; the panel shows the trick."""
     table, a, b, _ = await joker_table(simcord_env, make_bot)
+    waiting = await table.hand(table.actor(b))
+    assert waiting.content.startswith("**Waiting for ana**")  # whose turn, on line one
     panel = await table.hand(table.actor(a))
-    # Trump first, action cards last; every card is a button.
+    assert panel.content.startswith("**Your turn: lead any card**\nRound 9 · Trump: 🟥■ red")
+    # Trump first, action cards last; every card is a button, and the hand no text line.
     assert [arg_of(button) for button in buttons(panel, "play")] == ["R3", "JOKER"]
+    assert "🟥■ 3" not in panel.content
     taps = Taps(table.actor(a))
     colours = await taps.tap(panel, "play", "JOKER")
     assert "Name the Joker's colour" in colours.content
     labels = [button["label"] for button in buttons(colours, "joker")]
-    assert "🟥 red (trump)" in labels
+    assert "🟥■ red (trump)" in labels
     assert buttons(colours, "hand"), "a Back button"
     await taps.tap(colours, "joker", Colour.BLUE.code)
     assert taps.count == 2
     assert table.state.current_trick[0].colour is Colour.BLUE
 
     panel = await table.hand(table.actor(b))
-    assert "Led colour: 🟦 blue" in panel.content
-    assert "Winning so far: ana with Joker (🟦)" in panel.content
-    assert "Trick 1: ana Joker (🟦)" in panel.content
+    assert panel.content.startswith("**Your turn: follow 🟦● blue**")
+    assert "Led colour: 🟦● blue" in panel.content
+    assert "Winning so far: ana with Joker (🟦●)" in panel.content
+    assert "Trick 1: ana Joker (🟦●)" in panel.content
     assert choices(panel) == ["B4"]  # Ben must follow blue; G5 is shown disabled
     taps = Taps(table.actor(b))
     await taps.tap(panel, "play", "B4")
@@ -147,17 +152,17 @@ async def test_public_table_shows_the_trick_and_the_last_trick(
     table, a, b, c = await joker_table(simcord_env, make_bot)
     await table.act(a, Play(JOKER, Colour.BLUE))
     embed = table.message.embeds[0]
-    assert "Led colour: 🟦 blue" in (embed.description or "")
-    assert "Winning so far: ana with Joker (🟦)" in (embed.description or "")
+    assert "Led colour: 🟦● blue" in (embed.description or "")
+    assert "Winning so far: ana with Joker (🟦●)" in (embed.description or "")
     await table.act(b, Play(Card.parse("B4")))
     await table.act(c, Play(Card.parse("B7")))
     embed = table.message.embeds[0]
     last = next(field for field in embed.fields if field.name == "Last trick").value
     assert last.splitlines() == [
-        "ana: Joker (🟦)",
-        "ben: 🟦 4",
-        "cid: 🟦 7",
-        "ana won with Joker (🟦): a Joker is the highest card of its colour.",
+        "ana: Joker (🟦●)",
+        "ben: 🟦● 4",
+        "cid: 🟦● 7",
+        "ana won with Joker (🟦●): a Joker is the highest card of its colour.",
     ]
     players = next(field for field in embed.fields if field.name == "Bids, tricks and totals")
     assert players.value.splitlines()[0] == "ana · bid 1 · won 1 · 0 pts"
@@ -179,7 +184,7 @@ async def test_change_trump_is_announced(
     await install(table, state, make_bot)
     await table.act(a, Play(Card.parse("R3")))
     await table.act(b, Play(Card.parse("CT")))
-    line = "Change Trump turned up 🟥 red: the new trump counts for this trick too"
+    line = "Change Trump turned up 🟥■ red: the new trump counts for this trick too"
     assert line in (table.message.embeds[0].description or "")
     assert line in (await table.hand(table.actor(c))).content
 

@@ -238,7 +238,7 @@ async def test_joker_asks_for_its_colour(
     await table.choose(table.actor(a), view, Play(JOKER, Colour.BLUE))
     assert table.state.current_trick[0].colour is Colour.BLUE
     trick_field = table.message.embeds[0].fields[0]
-    assert "Joker (🟦)" in trick_field.value
+    assert "Joker (🟦●)" in trick_field.value
     # Ben holds blue and must follow: his choices are exactly his blue cards.
     ben = await table.hand(table.actor(b))
     assert choices(ben) == ["B4"]
@@ -276,7 +276,7 @@ async def test_secret_bids_stay_private(simcord_env: Env) -> None:
     assert "bid 2" not in text and "bid ✓" in text
     for other in table.players[1:]:
         view = await table.hand(other)
-        assert "Your bid" in view.content and "bid: 2" not in view.content
+        assert "Your turn: bid" in view.content and "bid: 2" not in view.content
         assert "bid 2" not in view.content
     mine = await table.hand(table.players[0])
     assert "Your bid: 2" in mine.content

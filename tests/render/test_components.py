@@ -8,9 +8,19 @@ import discord
 import pytest
 from discord.http import handle_message_parameters
 
-from bot.render.components import ROWS, StaticView, TableButton, TableSelect, custom_id
+from bot.engines.rage import Phase, RageState
+from bot.render.components import (
+    ROWS,
+    StaticView,
+    TableButton,
+    TableSelect,
+    balanced_rows,
+    custom_id,
+)
 from bot.render.limits import BUTTON_LABEL, OPTION_TEXT, PLACEHOLDER, fit
+from bot.render.rage import hand_message
 from bot.render.records import ReplayButton
+from tests.render.images.scenes import facts
 
 
 def options(count: int = 3) -> list[discord.SelectOption]:
@@ -151,3 +161,42 @@ def test_fit_shortens_a_static_views_texts() -> None:
     assert len(menu["placeholder"]) == PLACEHOLDER
     assert len(menu["options"]) == 25
     assert all(len(option["label"]) == OPTION_TEXT for option in menu["options"])
+
+
+@pytest.mark.parametrize(
+    ("count", "per_row", "sizes"),
+    [
+        (0, 4, []),
+        (1, 4, [1]),
+        (4, 4, [4]),
+        (5, 4, [3, 2]),
+        (9, 4, [3, 3, 3]),
+        (9, 5, [5, 4]),
+        (10, 4, [4, 3, 3]),
+        (11, 5, [4, 4, 3]),
+        (7, 3, [3, 2, 2]),
+    ],
+)
+def test_balanced_rows_never_leave_a_button_alone(
+    count: int, per_row: int, sizes: list[int]
+) -> None:
+    """Buttons fill rows of at most per_row as evenly as they can (9 cards: 3 + 3 + 3)."""
+    rows = balanced_rows(count, per_row)
+    assert [rows.count(row) for row in sorted(set(rows))] == sizes
+    assert rows == sorted(rows)
+
+
+@pytest.mark.parametrize("round_number", range(1, 11))
+def test_the_rage_panel_leaves_no_card_alone_on_a_row(round_number: int) -> None:
+    """Every round's hand sits in rows of two to four card buttons (one card: one row)."""
+    players = ["100", "101", "102"]
+    state = RageState.new(players, seed=round_number)
+    while state.round < round_number or state.phase is not Phase.PLAYING:
+        (player,) = state.acting_players()
+        state.apply(player, state.legal_actions(player)[0])
+    player = str(state.acting_players()[0])
+    fields = hand_message(facts("rage", 3), state.view(player), "en")
+    rows = [len(row["components"]) for row in fields["view"].to_components()]
+    assert sum(rows) == len(state.hand(player))
+    assert all(2 <= size <= 4 for size in rows) or rows == [1]
+    assert max(rows) - min(rows) <= 1

@@ -38,7 +38,6 @@ from tests.table.harness import RecordingPublisher
 
 SHARD_COUNT = 2
 EXIT_CLAIMED = 2
-SETTLE_TIMEOUT = 60.0
 
 
 def say(event: str, **fields: Any) -> None:
@@ -63,9 +62,7 @@ async def play(url: str, shard: int, folder: Path, count: int = SHARD_COUNT) -> 
         # process on a machine that may be loaded already.
         ai_workers=0,
     )
-    # SimCord's default settle window is 5 s; on a loaded machine a real bot process
-    # (PostgreSQL, a restart) can take longer to go quiet.
-    env = Env(create_bot(settings), shard_count=count, settle_timeout=SETTLE_TIMEOUT)
+    env = Env(create_bot(settings), shard_count=count)
     await env.start()
     try:
         await env.bot.tree.sync()

@@ -611,6 +611,8 @@ class TableSession:
             log.warning("cannot read %s table %s back yet: %r", self.spec.name, self.id, error)
             raise DatabaseDown() from error
         self.unsettled = None
+        # One revision past ours is ours: only this process writes its shards' rows under
+        # the table's lock, and any other writer would have met a StaleWrite of its own.
         if (
             stored is not None
             and stored.revision == expected + 1

@@ -220,7 +220,7 @@ GLOSSARY: dict[str, tuple[list[tuple[str, tuple[str, ...]]], tuple[str, ...]]] =
             ("rage.card.no_trump", ("Ohne Trumpf",)),
             ("rage.card.change_trump", ("Neue Trumpffarbe",)),
             ("rage.game.trick", ("Stich",)),
-            ("rage.game.dealer", ("Kartengeber",)),
+            ("rage.rules.bidding.text", ("Kartengeber",)),
             ("rage.game.sheet", ("Abrechnungsblatt",)),
             ("rage.option.sweep", ("Durchmarsch",)),
         ],

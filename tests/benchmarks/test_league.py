@@ -1,4 +1,4 @@
-"""The sparring league's schedule and standings (benchmarks/league.py)."""
+"""The sparring league's schedule and standings (benchmarks/strength/league.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections import Counter
 
 from tests.benchmark_scripts import load
 
-league = load("league")
+league = load("strength/league")
 
 
 def _by_seat_order(lineup, seed):

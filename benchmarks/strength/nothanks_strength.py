@@ -4,7 +4,7 @@ Plays seeded 3-player games (the hard player's seat rotates), prints its win sha
 split) and win-or-tie share with 95% confidence intervals, and its decision times. Each
 worker process plays its own games on one core and times its own decisions.
 
-    uv run python benchmarks/nothanks_strength.py --games 2000 --workers 2
+    uv run python benchmarks/strength/nothanks_strength.py --games 2000 --workers 2
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Plays seeded 4-player games without variants (the hard player's seat rotates) an
 its win share (ties split) with a 95% confidence interval, plus how often each kind of
 player hit its bid.
 
-    uv run python benchmarks/rage_strength.py --games 500 --workers 2
+    uv run python benchmarks/strength/rage_strength.py --games 500 --workers 2
 """
 
 from __future__ import annotations

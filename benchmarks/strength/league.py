@@ -6,7 +6,7 @@ share a rank) and score. This module schedules the line-ups, rotates seats, runs
 worker processes, and reports each entrant's win share with a 95% interval, its mean score
 and an OpenSkill rating over every game it played.
 
-    from league import run_league, schedule  # run as `python benchmarks/<game>_league.py`
+    from league import run_league, schedule  # run as `python benchmarks/strength/<game>_league.py`
     table = run_league(schedule(names, 3, 600, seed=1), play_game, table_size=3, workers=2)
     print(table.report())
 """

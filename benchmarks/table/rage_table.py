@@ -12,13 +12,13 @@ waits out its 50 ms idle interval, so most walls are ~55-65 ms whatever the bot 
 Joker asking for its colour, which only edits the private view, is the exception). There
 is no numeric target; No Thanks! had p99 < 25 ms per click, printed for comparison.
 
-Turn timers stay on unless ``--no-timers`` (which benchmarks/nothanks_table.py always
+Turn timers stay on unless ``--no-timers`` (which benchmarks/table/nothanks_table.py always
 uses). With them on, SimCord's settle loop scans every table's sleeping timer task on each
 pass, on the bot's event loop, so the figures are also printed net of those scans. The
 settle timeout must stay under half a turn (30 s by default): a sleep ending within it,
 such as a turn timer's, is waited for instead of being parked.
 
-Run: ``uv run python benchmarks/rage_table.py [--tables 50 --actions 2000]``
+Run: ``uv run python benchmarks/table/rage_table.py [--tables 50 --actions 2000]``
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ METER = SettleMeter()
 
 
 def without_timers() -> None:
-    """Leave turn timers and lobby expiry out, as benchmarks/nothanks_table.py does.
+    """Leave turn timers and lobby expiry out, as benchmarks/table/nothanks_table.py does.
 
     With them on, every running table keeps a sleeping task, and SimCord's settle loop
     scans every task against every timer on each pass, inside the clicks' timing.

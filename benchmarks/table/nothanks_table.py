@@ -11,7 +11,7 @@ engine), a bot restart under SimCord, and a cold start of a fresh bot; then it c
 restored game.
 Target: 1,000 running games restored in under 2 seconds.
 
-Run: ``uv run python benchmarks/nothanks_table.py [--games 100 --clicks 3000 --restore 1000]``
+Run: ``uv run python benchmarks/table/nothanks_table.py [--games 100 --clicks 3000 --restore 1000]``
 """
 
 from __future__ import annotations

@@ -24,8 +24,9 @@ from typing import Any, Protocol, TypeVar, cast
 import discord
 import simcord
 from simcord import Env
+from simcord.builders import GuildHandle
 
-from bot.client.bot import CardtableBot
+from bot.client.bot import CardtableBot, create_bot
 from bot.render.components import Click
 from bot.runtime.settings import Settings
 from bot.storage import TableRecord
@@ -197,6 +198,17 @@ async def simulated(bot: CardtableBot, settle_timeout: float) -> AsyncIterator[E
     finally:
         for each in dict.fromkeys(bots):
             await close_storage(each)
+
+
+@contextlib.asynccontextmanager
+async def bench_guild(
+    database: Path, settle_timeout: float
+) -> AsyncIterator[tuple[Env, GuildHandle]]:
+    """A fresh bot on this database under SimCord, its slash commands synced, and a guild
+    named "bench" to open the tables in."""
+    async with simulated(create_bot(settings_for(database)), settle_timeout) as env:
+        await bot_of(env).tree.sync()
+        yield env, env.create_guild(name="bench")
 
 
 def percentile(values: list[float], fraction: float) -> float:

@@ -27,6 +27,7 @@ from typing import Any
 
 from harness import (
     BotTimes,
+    bench_guild,
     bot_of,
     check_saved,
     close_storage,
@@ -176,10 +177,7 @@ async def play_one(env: Env, table: BenchTable, times: ClickTimes) -> None:
 async def bench_clicks(database: Path, games: int, clicks: int, settle_timeout: float) -> None:
     """Part 1: ``games`` running tables at once, ``clicks`` moves interleaved round-robin."""
     print(f"\n== Part 1: {games} concurrent games, {clicks} clicks round-robin ==")
-    bot = create_bot(settings_for(database))
-    async with simulated(bot, settle_timeout) as env:
-        await bot_of(env).tree.sync()
-        guild = env.create_guild(name="bench")
+    async with bench_guild(database, settle_timeout) as (env, guild):
         cog = cog_named(env, "NoThanks")
         start = time.perf_counter()
         tables = [await open_table(env, guild, n, 3 + n % 3) for n in range(games)]

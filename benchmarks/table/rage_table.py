@@ -37,6 +37,7 @@ import discord
 import simcord.env as simcord_env
 from harness import (
     BotTimes,
+    bench_guild,
     bot_of,
     check_saved,
     cog_named,
@@ -46,8 +47,6 @@ from harness import (
     run,
     running_in,
     session_of,
-    settings_for,
-    simulated,
     summary,
     time_clicks,
     time_saves,
@@ -57,7 +56,6 @@ from simcord import Env
 from simcord.builders import ChannelHandle, GuildHandle
 from simcord.results import InteractionResult, ResponseMessage, to_discord_message
 
-from bot.client.bot import create_bot
 from bot.engines.rage import JOKER, Bid, Play, PlayerId, RageState
 from bot.render.components import Click
 from bot.table.session import TableSession
@@ -314,10 +312,7 @@ async def bench(database: Path, count: int, actions: int, settle_timeout: float,
     """``count`` running Rage tables at once, ``actions`` bids/cards played round-robin."""
     print(f"== {count} concurrent Rage tables, {actions} actions round-robin ==")
     rng = random.Random(seed)
-    bot = create_bot(settings_for(database))
-    async with simulated(bot, settle_timeout) as env:
-        await bot_of(env).tree.sync()
-        guild = env.create_guild(name="bench")
+    async with bench_guild(database, settle_timeout) as (env, guild):
         cog = cog_named(env, "Rage")
         start = time.perf_counter()
         tables = [

@@ -16,7 +16,7 @@ rage_table = load("table/rage_table")
 
 def test_both_benchmarks_use_the_one_harness() -> None:
     """The helpers they share are the harness's own, not copies."""
-    for name in ("session_of", "is_running", "simulated", "summary", "round_robin"):
+    for name in ("bench_guild", "session_of", "is_running", "summary", "round_robin"):
         assert getattr(nothanks_table, name) is getattr(harness, name)
         assert getattr(rage_table, name) is getattr(harness, name)
 

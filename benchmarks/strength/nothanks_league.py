@@ -38,6 +38,7 @@ from league import (
     GameResult,
     League,
     head_to_head,
+    in_workers,
     percentile,
     run_league,
     schedule,
@@ -128,8 +129,6 @@ def _hero_share(seat: int, ranks: Sequence[int]) -> float:
 
 def run_h2h(hero: str, opponent: str, players: int, games: int, seed: int, workers: int) -> None:
     """One hero seat against copies of the opponent: win share, margin and decision times."""
-    import multiprocessing
-
     jobs = [
         (lineup, deal, hero) for lineup, deal in head_to_head(hero, opponent, players, games, seed)
     ]
@@ -146,11 +145,7 @@ def run_h2h(hero: str, opponent: str, players: int, games: int, seed: int, worke
                 print(f"... after {len(results)} games, {elapsed:.0f} s:", flush=True)
                 print(h2h_report(results, hero, players), flush=True)
 
-    if workers > 1:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            collect(pool.imap(_h2h_job, jobs, chunksize=1))
-    else:
-        collect(map(_h2h_job, jobs))
+    collect(in_workers(_h2h_job, jobs, workers))
     elapsed = time.perf_counter() - started
     print(f"{title}, {workers} worker(s), {elapsed:.0f} s")
     print(h2h_report(results, hero, players))

@@ -20,14 +20,13 @@ decision time p50/p95/max (measured under whatever else the machine is doing).
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from frozen import rage_legacy
-from league import League, head_to_head, percentile, schedule, wilson
+from league import League, head_to_head, in_workers, percentile, schedule, wilson
 from rage_heuristic import heuristic_action
 
 from bot.ai import rage
@@ -136,15 +135,9 @@ def run(
     league = League(PLAYERS)
     figures = Figures()
     jobs = ((lineup, seed, plus_minus_one) for lineup, seed in games)
-    if workers <= 1:
-        for lineup, (result, stats) in map(_job, jobs):
-            league.add(lineup, result)
-            figures.add(lineup, stats)
-        return league, figures
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        for lineup, (result, stats) in pool.imap(_job, jobs, chunksize=2):
-            league.add(lineup, result)
-            figures.add(lineup, stats)
+    for lineup, (result, stats) in in_workers(_job, jobs, workers, chunksize=2):
+        league.add(lineup, result)
+        figures.add(lineup, stats)
     return league, figures
 
 

@@ -7,7 +7,7 @@ second. PostgreSQL is the server CARDTABLE_TEST_DATABASE_URL names, else a tempo
 started from the local binaries with the default durability (fsync on, every commit
 flushed); without either it is left out.
 
-    uv run python benchmarks/engines/storage.py [--saves 2000] [--tables 50]
+    uv run python benchmarks/table/storage.py [--saves 2000] [--tables 50]
 """
 
 from __future__ import annotations

@@ -196,7 +196,8 @@ async def test_replay_steps_through_the_game_as_spectators_saw_it(simcord_env: E
     assert opened.ephemeral
     replay = opened.response
     assert step_line(replay) == f"Move 0 of {last}"
-    assert set(labels(replay)) == {"⏮", "◀", "▶", "⏭"}  # no round jumps in No Thanks!
+    # No rounds in No Thanks!: ⏪ ⏩ jump ten moves (a game has about 36).
+    assert set(labels(replay)) == {"⏮", "◀", "▶", "⏭", "⏪ −10", "+10 ⏩"}
     assert labels(replay)["◀"]["disabled"] and labels(replay)["⏮"]["disabled"]
     # The game's lines (the pile, the players' cards, the last move) are the live table's
     # at move 0.
@@ -220,6 +221,11 @@ async def test_replay_steps_through_the_game_as_spectators_saw_it(simcord_env: E
     assert game_lines(before_end.embeds[0].to_dict()) == game_lines(live[last - 1])
     start = (await viewer.click(before_end, label="⏮")).response
     assert step_line(start) == f"Move 0 of {last}"
+    ahead = (await viewer.click(start, label="+10 ⏩")).response
+    assert step_line(ahead) == f"Move 10 of {last}"
+    assert game_lines(ahead.embeds[0].to_dict()) == game_lines(live[10])
+    back = (await viewer.click(ahead, label="⏪ −10")).response
+    assert step_line(back) == f"Move 0 of {last}"
     assert simcord_env.errors == []
 
 
@@ -355,4 +361,25 @@ async def test_a_move_log_that_no_longer_reads_is_explained(simcord_env: Env) ->
     listed = await table.players[0].slash(table.channel, "cardtable history")
     opened = await table.players[0].select(listed.response, [str(table.table_id)], custom_id="hs:0")
     assert opened.ephemeral and opened.response.content == t("replay.broken", "en")
+    assert simcord_env.errors == []
+
+
+async def test_a_replay_shows_the_picture_where_the_server_shows_pictures(
+    simcord_env: Env,
+) -> None:
+    """On a server with pictures, each replay step carries the table's picture of that
+    move, with the short text beside it, as the live table had."""
+    table = await open_table(simcord_env, 3)
+    while table.running:
+        await table.click(table.active(), choose(table.game))
+    viewer = table.players[0]
+    listed = await viewer.slash(table.channel, "cardtable history")
+    opened = await viewer.select(listed.response, [str(table.table_id)], custom_id="hs:0")
+    replay = opened.response
+    (attachment,) = replay.attachments
+    assert "Turn: " in (attachment.description or "")  # the alt text reads the table
+    assert replay.embeds[0].image.url == f"attachment://{attachment.filename}"
+    step = (await viewer.click(replay, label="▶")).response
+    (moved,) = step.attachments
+    assert moved.description != attachment.description
     assert simcord_env.errors == []

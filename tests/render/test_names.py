@@ -244,5 +244,7 @@ def test_rage_bidding_names_computers() -> None:
     state = RageState.new([PLAYERS[0], "-1", "-2", "-3"], seed=1)
     embed = rage.game_embed(facts, state.view(None), "en")
     assert "<@-" not in (embed.description or "")
-    assert "🤖 Computer 1 (hard)" in (embed.description or "")
+    lines = (embed.description or "").splitlines()
+    assert "🤖 Computer 1 · bid … · won 0 · 0 pts" in lines  # the level is the lobby's
+    assert "🤖 3 · bid … · won 0 · 0 pts" in lines  # no stored name: its number
     assert all("<@-" not in line for line in embed_lines(embed))

@@ -98,7 +98,9 @@ class Crowd:
         if custom_id is not None:
             await person.click(message, custom_id=custom_id)
 
-    async def play_rage(self, session: TableSession, person: MemberActor, view: Any, code: str) -> None:
+    async def play_rage(
+        self, session: TableSession, person: MemberActor, view: Any, code: str
+    ) -> None:
         """Rage: open the private panel, then bid, or play a card (and a Joker's colour)."""
         table = self.world.table_message(session.record)
         hand = button_id(table.components, "hand")

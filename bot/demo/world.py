@@ -81,11 +81,11 @@ def speaking(locale: str) -> Iterator[None]:
             payload["guild_locale"] = locale
         return record, payload
 
-    simcord.interactions.base_payload = base_payload  # type: ignore[assignment]
+    simcord.interactions.base_payload = base_payload
     try:
         yield
     finally:
-        simcord.interactions.base_payload = original  # type: ignore[assignment]
+        simcord.interactions.base_payload = original
 
 
 @contextmanager
@@ -179,7 +179,7 @@ class World:
     async def start(cls, options: DemoOptions, folder: Path) -> World:
         """Start the bot in SimCord on a fresh database in ``folder`` and build the server."""
         # Computers think in a thread: worker processes would only slow the start down.
-        settings = Settings(token=PLACEHOLDER_TOKEN, database=folder / "demo.db", ai_workers=0)
+        settings = Settings(token=PLACEHOLDER_TOKEN, database=folder / "cardtable.db", ai_workers=0)
         bot = create_bot(settings)
         # One shard: SimCord's stand-in for the count Discord would recommend. Errors the
         # bot handles are logged by it; SimCord need not collect them.
@@ -187,9 +187,7 @@ class World:
         await env.start()
         env.backend.edit_bot_profile("cardtable")
         await bot.tree.sync()
-        guild = env.create_guild(
-            t("demo.server", options.lang), preferred_locale=options.locale
-        )
+        guild = env.create_guild(t("demo.server", options.lang), preferred_locale=options.locale)
         channels = {game: guild.create_text_channel(CHANNEL_NAMES[game]) for game in GAMES}
         you = t("demo.you", options.lang)
         viewer = guild.add_member(env.create_user("you", global_name=you))
@@ -213,6 +211,7 @@ class World:
             if preview is not None:
                 await preview.close()
             self.preview = None
+            viewers: list[MemberActor | UserHandle]
             if where == DM:
                 user: UserHandle = self.viewer.user
                 channel, viewers = user.dm_channel, [user]

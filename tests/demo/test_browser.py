@@ -153,3 +153,24 @@ def test_nothanks_played_to_the_final_board(browser: Browser, demo: Demo) -> Non
             take.click()
         page.wait_for_timeout(100)
     expect(page.get_by_role("button", name="Rematch")).to_be_visible()
+
+
+def test_one_rage_round_through_the_panel(browser: Browser, demo: Demo) -> None:
+    """Quick game in #rage: bid and play every card of round 1 from the private panel."""
+    page = open_page(browser, demo)
+    game_section(page, "Rage").get_by_role("button", name="Quick game").click()  # type: ignore[attr-defined]
+    round_two = page.get_by_text("(round 2)")
+    deadline = time.monotonic() + GAME_DEADLINE
+    while not round_two.first.is_visible():
+        assert time.monotonic() < deadline, "round 1 did not end in time"
+        page.get_by_role("button", name="Show my hand").last.click()
+        panel = page.locator("article.channel-message", has_text="Your hand").last
+        expect(panel).to_be_visible()
+        if panel.get_by_text("Your bid: how many tricks will you win?").is_visible():
+            panel.get_by_role("button", name="1", exact=True).click()
+            expect(page.get_by_text("Your bid: 1").last).to_be_visible()
+        elif panel.get_by_text("Your turn: choose a card.").is_visible():
+            panel.locator(".component-button[aria-disabled='false']").first.click()
+        page.wait_for_timeout(100)
+    # The table shows round 2 and the scores of round 1.
+    expect(round_two.last).to_be_visible()

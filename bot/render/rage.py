@@ -23,9 +23,10 @@ from bot.engines.rage import (
 from bot.engines.rage.cards import CHANGE_TRUMP, MINUS_FIVE, NO_TRUMP, PLUS_FIVE
 from bot.engines.rage.scoring import ScoreSheet
 from bot.i18n import t
-from bot.render.components import TableButton, custom_id, static_view
+from bot.render.components import balanced_rows, custom_id, static_view
 from bot.render.images import rage as pictures
 from bot.render.images.cache import Picture
+from bot.render.images.cards import RAGE_SHAPE
 from bot.render.limits import fit
 from bot.render.table import rating_note
 from bot.table.spec import MessageFields, TableFacts
@@ -39,6 +40,12 @@ SQUARES = {
     Colour.VIOLET: "🟪",
     Colour.ORANGE: "🟧",
 }
+# The shape each colour has in the pictures (RAGE_SHAPE), as a glyph: colour is never told
+# by hue alone (green, red, yellow and orange merge for deuteranopes).
+GLYPHS = {"circle": "●", "triangle": "▲", "square": "■", "star": "★", "diamond": "◆", "cross": "✚"}
+SHAPES = {colour: GLYPHS[RAGE_SHAPE[colour.code]] for colour in Colour}
+# What stands for a colour in text and on buttons: its square and its shape, e.g. '🟦●'.
+TOKENS = {colour: f"{SQUARES[colour]}{SHAPES[colour]}" for colour in Colour}
 ACTION_KEYS = {
     JOKER: "rage.card.joker",
     NO_TRUMP: "rage.card.no_trump",
@@ -49,17 +56,17 @@ ACTION_KEYS = {
 
 
 def colour_name(colour: Colour, locale: object) -> str:
-    """A colour with its square, e.g. '🟥 red'."""
-    return f"{SQUARES[colour]} {t(f'rage.colour.{colour.code}', locale)}"
+    """A colour with its token, e.g. '🟥■ red'."""
+    return f"{TOKENS[colour]} {t(f'rage.colour.{colour.code}', locale)}"
 
 
 def card_name(card: Card, locale: object, named: Colour | None = None) -> str:
-    """A card as players read it: '🟥 7', 'Joker (🟦)', 'No Trump'."""
+    """A card as players read it: '🟥■ 7', 'Joker (🟦●)', 'No Trump'."""
     if card.colour is not None:
-        return f"{SQUARES[card.colour]} {card.value}"
+        return f"{TOKENS[card.colour]} {card.value}"
     text = t(ACTION_KEYS[card], locale)
     if card == JOKER and named is not None:
-        text = f"{text} ({SQUARES[named]})"
+        text = f"{text} ({TOKENS[named]})"
     return text
 
 
@@ -324,6 +331,33 @@ def forbidden_bid(view: RageView) -> int | None:
     return missing[0] if legal and missing else None
 
 
+# Buttons a row on the private panel: card labels ('🟦● 12') fit four on a phone's row,
+# bid numbers five, colour names ('🟥■ red (trump)') three.
+CARDS_PER_ROW = 4
+BIDS_PER_ROW = 5
+COLOURS_PER_ROW = 3
+
+
+def what_to_do(facts: TableFacts, view: RageView, locale: object, *, joker: bool) -> str:
+    """The panel's first line: what this player does now, or whom everyone waits for."""
+    assert view.viewer is not None
+    if view.viewer not in view.players_to_act:
+        if not view.players_to_act:
+            return t("rage.hand.game_over", locale)
+        waiting = ", ".join(facts.name(p) for p in view.players_to_act)
+        return t("rage.panel.waiting", locale, players=waiting)
+    if view.phase is Phase.BIDDING:
+        return t("rage.panel.bid", locale, max=view.cards_per_hand)
+    if joker:
+        return t("rage.hand.joker_colour", locale)
+    led = view.led_colour
+    if led is None:
+        return t("rage.panel.lead", locale)
+    follows = any(isinstance(a, Play) and a.card.colour is led for a in view.legal_actions)
+    key = "rage.panel.follow" if follows else "rage.panel.free"
+    return t(key, locale, colour=colour_name(led, locale))
+
+
 def hand_message(
     facts: TableFacts,
     view: RageView,
@@ -332,17 +366,18 @@ def hand_message(
     note: str | None = None,
     joker: bool = False,
 ) -> MessageFields:
-    """A player's private panel: the trick, the sorted hand, and the legal choices as buttons.
+    """A player's private panel: what to do first, then the round, the trick, and the
+    hand once (as the card buttons; as text while the buttons are bids).
 
     Every card is a button (disabled when it may not be played now), bids are number
-    buttons and a Joker's colour is colour buttons with Back. Within Discord's limits.
+    buttons and a Joker's colour is colour buttons with Back, in even rows. Within
+    Discord's limits.
     """
     assert view.viewer is not None
     seat = view.players.index(view.viewer)
     lines = [note] if note else []
-    lines.append(t("rage.hand.title", locale, round=view.round))
-    lines.append(hand_text(view.hand, locale, view.trump))
-    lines.append(trump_line(view, locale))
+    lines.append(f"**{what_to_do(facts, view, locale, joker=joker)}**")
+    lines.append(f"{t('rage.panel.round', locale, round=view.round)} · {trump_line(view, locale)}")
     lines += trick_lines(facts, view, locale)
     own_bid = view.bids[seat]
     if own_bid is not None:
@@ -351,28 +386,26 @@ def hand_message(
     move = view.move_number
     my_turn = view.viewer in view.players_to_act
     legal = view.legal_actions if my_turn else ()
+    # (action, label, arg, disabled) of each button, laid out in even rows at the end.
+    buttons: list[tuple[str, str, str, bool]] = []
+    per_row = CARDS_PER_ROW
 
-    def button(action: str, label: str, arg: str, *, disabled: bool = False) -> None:
-        style = discord.ButtonStyle.secondary if disabled else discord.ButtonStyle.primary
-        components.add_button(
-            custom_id(facts.game, facts.id, move, action, arg),
-            label=label,
-            style=style,
-            disabled=disabled,
-        )
-
-    if view.phase is Phase.BIDDING and my_turn:
-        lines.append(t("rage.hand.your_bid", locale))
-        legal_bids = {a.tricks for a in legal if isinstance(a, Bid)}
-        forbidden = forbidden_bid(view)
-        if forbidden is not None:
-            lines.append(
-                t("rage.hand.forbidden", locale, bid=forbidden, tricks=view.cards_per_hand)
-            )
-        for bid in range(view.cards_per_hand + 1):
-            button("bid", str(bid), f"{view.round}_{bid}", disabled=bid not in legal_bids)
+    if view.phase is Phase.BIDDING:
+        # The buttons are bids (or none): the hand is shown as text, once.
+        lines.append(t("rage.panel.hand", locale, cards=hand_text(view.hand, locale, view.trump)))
+        if my_turn:
+            legal_bids = {a.tricks for a in legal if isinstance(a, Bid)}
+            forbidden = forbidden_bid(view)
+            if forbidden is not None:
+                lines.append(
+                    t("rage.hand.forbidden", locale, bid=forbidden, tricks=view.cards_per_hand)
+                )
+            per_row = BIDS_PER_ROW
+            buttons = [
+                ("bid", str(bid), f"{view.round}_{bid}", bid not in legal_bids)
+                for bid in range(view.cards_per_hand + 1)
+            ]
     elif joker and my_turn:
-        lines.append(t("rage.hand.joker_colour", locale))
         colours = sorted(
             {
                 a.colour
@@ -386,22 +419,34 @@ def hand_message(
                 label = t("rage.hand.colour_trump", locale, colour=label)
             elif colour is view.led_colour:
                 label = t("rage.hand.colour_led", locale, colour=label)
-            button("joker", label, colour.code)
-        components.add_item(
-            TableButton.make(
-                facts.game, facts.id, move, "hand", label=t("rage.button.back", locale), emoji="↩️"
-            )
-        )
+            buttons.append(("joker", label, colour.code, False))
+        per_row = COLOURS_PER_ROW
     elif view.phase is Phase.PLAYING:
-        if my_turn:
-            lines.append(t("rage.hand.your_turn", locale))
         playable = {a.card for a in legal if isinstance(a, Play)}
         seen: list[Card] = []
         for card in sort_hand(view.hand, view.trump):
             # Two copies of a card (Jokers, action cards) need two custom ids.
             arg = card.code if card not in seen else f"{card.code}_{seen.count(card)}"
             seen.append(card)
-            button("play", card_name(card, locale), arg, disabled=card not in playable)
+            buttons.append(("play", card_name(card, locale), arg, card not in playable))
+    back = joker and my_turn and view.phase is Phase.PLAYING
+    rows = balanced_rows(len(buttons) + back, per_row)
+    for (action, label, arg, disabled), row in zip(buttons, rows, strict=False):
+        style = discord.ButtonStyle.secondary if disabled else discord.ButtonStyle.primary
+        components.add_button(
+            custom_id(facts.game, facts.id, move, action, arg),
+            label=label,
+            style=style,
+            disabled=disabled,
+            row=row,
+        )
+    if back:
+        components.add_button(
+            custom_id(facts.game, facts.id, move, "hand"),
+            label=t("rage.button.back", locale),
+            emoji="↩️",
+            row=rows[-1],
+        )
     return fit({"content": "\n".join(lines), "view": components})
 
 

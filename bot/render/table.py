@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import discord
 
-from bot.i18n import t
+from bot.i18n import number, t
+from bot.records.ratings import displayed_change
 from bot.render.components import TableButton, TableSelect, static_view
 from bot.render.images.cache import Picture
 from bot.render.limits import fit
@@ -16,13 +17,15 @@ from bot.table.spec import GameRenderer, MessageFields, PublicTable, TableFacts,
 
 
 def rating_note(facts: TableFacts, player: str, locale: object) -> str:
-    """' · rating +1.8' after a finished game's row, or nothing for a player not rated."""
+    """' · Δ +36' (the rating's change) after a finished game's row, or nothing for a
+    player not rated."""
     level = facts.computers.get(str(player))
     key = str(player) if level is None else f"computer:{level}"  # as the records count it
     change = facts.rating_changes.get(key)
     if change is None:
         return ""
-    return " · " + t("final.rating_change", locale, change=f"{change:+.1f}")
+    shown = number(displayed_change(change), locale, signed=True)
+    return " · " + t("final.rating_change", locale, change=shown)
 
 
 def lobby_embed(public: PublicTable, renderer: GameRenderer, locale: object) -> discord.Embed:

@@ -1,0 +1,1 @@
+"""Tests of the Discord client below the interaction layer: replies, the lean click, transport."""

@@ -101,18 +101,32 @@ def pace(fast: bool) -> Iterator[None]:
 
 
 def button_id(components: Any, action: str, arg: str | None = None) -> str | None:
-    """The custom_id of the first enabled table button with this action (and argument)."""
-    for row in components or []:
-        for item in getattr(row, "children", None) or [row]:
-            custom_id = getattr(item, "custom_id", None)
-            if not isinstance(custom_id, str) or getattr(item, "disabled", False):
-                continue
-            match = CUSTOM_ID.fullmatch(custom_id)
-            if match is None or match["action"] != action:
-                continue
-            if arg is None or (match["arg"] or "") == arg:
-                return custom_id
+    """The custom_id of the first enabled table button with this action (and argument),
+    in discord.py's components or in raw ones (a response's)."""
+    for custom_id, disabled in buttons(components):
+        match = CUSTOM_ID.fullmatch(custom_id)
+        if disabled or match is None or match["action"] != action:
+            continue
+        if arg is None or (match["arg"] or "") == arg:
+            return custom_id
     return None
+
+
+def buttons(components: Any) -> list[tuple[str, bool]]:
+    """(custom_id, disabled) of every button with a custom_id, rows flattened, in order."""
+    found: list[tuple[str, bool]] = []
+    for item in components or []:
+        if isinstance(item, dict):
+            custom_id, disabled = item.get("custom_id"), item.get("disabled")
+            children = item.get("components")
+        else:
+            custom_id = getattr(item, "custom_id", None)
+            disabled = getattr(item, "disabled", False)
+            children = getattr(item, "children", None)
+        if isinstance(custom_id, str):
+            found.append((custom_id, bool(disabled)))
+        found += buttons(children)
+    return found
 
 
 class DemoEnv(Env):

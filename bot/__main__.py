@@ -1,6 +1,7 @@
 """Command line: `python -m bot` runs the bot; `python -m bot sync [--guild ID]` syncs commands;
 `python -m bot health` checks the running bot (for Docker's HEALTHCHECK);
-`python -m bot migrate-to-postgres` copies the SQLite database to DATABASE_URL."""
+`python -m bot migrate-to-postgres` copies the SQLite database to DATABASE_URL;
+`python -m bot demo` plays the real bot in the browser, inside SimCord (the `demo` extra)."""
 
 from __future__ import annotations
 
@@ -87,6 +88,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     sync_parser.add_argument(
         "--global", dest="everywhere", action="store_true", help="sync globally"
     )
+    # Parsed by bot.demo itself (main() hands it the rest of the line); listed for --help.
+    commands.add_parser(
+        "demo",
+        add_help=False,
+        help="try the games in the browser, no Discord needed (see `demo --help`)",
+    )
     copy_parser = commands.add_parser(
         "migrate-to-postgres",
         help="copy every table, move, setting and record from CARDTABLE_DATABASE to"
@@ -144,7 +151,13 @@ def migrate_to_postgres(replace: bool) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    args = parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["demo"]:
+        # Imported here only: the bot itself never loads SimCord.
+        from bot.demo import main as demo
+
+        return demo(words[1:])
+    args = parse_args(words)
     if args.command == "health":
         # Beside a running bot: needs no token and takes no lock, and exits 0 or 1 only.
         return health.run()

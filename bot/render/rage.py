@@ -28,7 +28,7 @@ from bot.render.images import rage as pictures
 from bot.render.images.cache import Picture
 from bot.render.images.cards import RAGE_SHAPE
 from bot.render.limits import fit
-from bot.render.table import rating_note
+from bot.render.table import alt_text, rating_note
 from bot.table.spec import MessageFields, TableFacts
 
 COLOUR = discord.Colour(0xC0392B)
@@ -159,57 +159,72 @@ def round_summary(facts: TableFacts, sheet: ScoreSheet, locale: object) -> str |
     return "\n".join(lines)
 
 
-def game_embed(facts: TableFacts, state: RageView, locale: object) -> discord.Embed:
-    """The live table: round, dealer, trump, the trick so far, turn, bids, tricks, totals."""
+def game_embed(
+    facts: TableFacts, state: RageView, locale: object, *, pictures: bool = False
+) -> discord.Embed:
+    """The live table in a phone's screen: the trick (unless the picture shows it), whose
+    turn, one line per player, and the last trick or the last round's points.
+
+    The score sheet is a tap away (Scores); nothing is said twice.
+    """
     embed = discord.Embed(title=t("rage.game.title", locale, round=state.round), colour=COLOUR)
-    lines = [
-        t(
-            "rage.game.dealer",
-            locale,
-            dealer=facts.name(state.dealer),
-            count=state.cards_per_hand,
-        ),
-        trump_line(state, locale),
-        *trick_lines(facts, state, locale)[1:],
-    ]
+    lines = [] if pictures else [trump_line(state, locale), *trick_lines(facts, state, locale)]
     waiting = state.players_to_act
     if state.phase is Phase.BIDDING:
         who = ", ".join(facts.mention(player) for player in waiting)
         lines.append(t("rage.game.bidding", locale, players=who))
     elif state.phase is Phase.PLAYING and waiting:
         lines.append(t("rage.game.turn", locale, player=facts.mention(waiting[0])))
+    lines += [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
+    latest = latest_line(facts, state, locale)
+    if latest is not None:
+        lines.append(latest)
     embed.description = "\n".join(lines)
-    trick = state.trick
-    if state.phase is Phase.PLAYING:
-        value = "\n".join(
-            f"{facts.name(play.player)}: {card_name(play.card, locale, play.colour)}"
-            for play in trick
-        )
-        embed.add_field(
-            name=t("rage.game.trick", locale, number=state.trick_number),
-            value=value or t("rage.game.trick_empty", locale),
-            inline=False,
-        )
-    last = state.last_trick
-    if last is not None:
-        embed.add_field(
-            name=t("rage.game.last_trick", locale),
-            value=last_trick_text(facts, last, locale),
-            inline=False,
-        )
-    rows = [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
-    embed.add_field(name=t("rage.game.players", locale), value="\n".join(rows), inline=False)
-    sheet = state.score_sheet
-    summary = round_summary(facts, sheet, locale)
-    if summary is not None:
-        embed.add_field(
-            name=t("rage.game.sheet", locale),
-            value=sheet_block(facts, sheet, locale),
-            inline=False,
-        )
-        embed.add_field(name=t("rage.game.last_round", locale), value=summary, inline=False)
     embed.set_footer(text=t("rage.game.footer", locale, table=facts.id, move=state.move_number))
     return embed
+
+
+def latest_line(facts: TableFacts, state: RageView, locale: object) -> str | None:
+    """The last trick of this round, labelled with its number; at a round's start, what
+    the round just scored gave each player instead (never a trick of an earlier round)."""
+    last = state.last_trick
+    if state.phase is Phase.PLAYING and state.trick_number > 1 and last is not None:
+        return t(
+            "rage.game.last_trick_line",
+            locale,
+            number=state.trick_number - 1,
+            result=trick_line(facts, last, locale),
+        )
+    done = [row for row in state.score_sheet.rows if row.complete]
+    if not done:
+        return None
+    row = done[-1]
+    points = " · ".join(
+        f"{facts.short_name(entry.player)} {signed(entry.points or 0)}" for entry in row.entries
+    )
+    return t("rage.game.round_scored", locale, round=row.round, points=points)
+
+
+def scores_message(facts: TableFacts, state: RageView, locale: object) -> MessageFields:
+    """The score sheet on demand (Scores): every round so far, and the last one in full."""
+    sheet = state.score_sheet
+    embed = discord.Embed(title=t("rage.game.sheet", locale), colour=COLOUR)
+    summary = round_summary(facts, sheet, locale)
+    embed.description = (
+        sheet_block(facts, sheet, locale) if summary else t("rage.game.no_scores", locale)
+    )
+    if summary is not None:
+        embed.add_field(name=t("rage.game.last_round", locale), value=summary, inline=False)
+    return fit({"embed": embed})
+
+
+def table_alt(facts: TableFacts, state: RageView, locale: object) -> str:
+    """The whole table as plain text, for the picture's alt text (screen readers)."""
+    lines = [t("rage.game.title", locale, round=state.round), trump_line(state, locale)]
+    lines += trick_lines(facts, state, locale)
+    lines += [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
+    lines.append(latest_line(facts, state, locale) or "")
+    return alt_text(facts, t("images.alt.rage_trick", locale), lines)
 
 
 def player_line(facts: TableFacts, state: RageView, seat: int, locale: object) -> str:
@@ -217,7 +232,7 @@ def player_line(facts: TableFacts, state: RageView, seat: int, locale: object) -
     return t(
         "rage.game.player_line",
         locale,
-        player=facts.name(state.players[seat]),
+        player=facts.short_name(state.players[seat]),
         bid=bid_text(state, seat, locale),
         tricks=state.tricks_won[seat],
         total=state.totals[seat],
@@ -283,12 +298,17 @@ def rules_embed(locale: object) -> discord.Embed:
 
 
 def table_view(facts: TableFacts, state: RageView, locale: object) -> discord.ui.View:
-    """The one public button: Show my hand (bids and plays happen in the private view)."""
-    return static_view().add_button(
+    """Show my hand (bids and plays happen in the private view) and Scores (the sheet)."""
+    view = static_view().add_button(
         custom_id(facts.game, facts.id, state.move_number, "hand"),
         label=t("rage.button.hand", locale),
         style=discord.ButtonStyle.primary,
         emoji="🂠",
+    )
+    return view.add_button(
+        custom_id(facts.game, facts.id, state.move_number, "scores"),
+        label=t("rage.button.scores", locale),
+        emoji="📋",
     )
 
 
@@ -471,12 +491,18 @@ class RageRenderer:
         lines = [t(f"rage.option.{name}", locale) for name in OPTION_NAMES if options.get(name)]
         return lines or [t("rage.option.none", locale)]
 
-    def table(self, facts: TableFacts, public: RageView, locale: object) -> MessageFields:
-        """The live table with its Show my hand button."""
+    def table(
+        self, facts: TableFacts, public: RageView, locale: object, *, pictures: bool = False
+    ) -> MessageFields:
+        """The live table with its Show my hand and Scores buttons."""
         return {
-            "embed": game_embed(facts, public, locale),
+            "embed": game_embed(facts, public, locale, pictures=pictures),
             "view": table_view(facts, public, locale),
         }
+
+    def scores(self, facts: TableFacts, public: RageView, locale: object) -> MessageFields:
+        """The score sheet, privately, for whoever taps Scores."""
+        return scores_message(facts, public, locale)
 
     def final(self, facts: TableFacts, public: RageView, locale: object) -> MessageFields:
         """The final standings and the whole score sheet."""
@@ -493,9 +519,7 @@ class RageRenderer:
         if isinstance(scene, pictures.SheetScene):
             alt = f"{t('images.alt.rage_sheet', locale)} {scene.title}."
             return Picture(scene, pictures.sheet_png, alt)
-        return Picture(
-            scene, pictures.trick_png, f"{t('images.alt.rage_trick', locale)} {scene.title}."
-        )
+        return Picture(scene, pictures.trick_png, table_alt(facts, public, locale))
 
     def private(self, facts: TableFacts, view: RageView, locale: object) -> MessageFields:
         """A player's hand with their legal choices."""

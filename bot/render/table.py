@@ -6,6 +6,8 @@ hidden card or bid cannot reach a channel by a slip.
 
 from __future__ import annotations
 
+import re
+
 import discord
 
 from bot.i18n import number, t
@@ -14,6 +16,20 @@ from bot.render.components import TableButton, TableSelect, static_view
 from bot.render.images.cache import Picture
 from bot.render.limits import fit
 from bot.table.spec import GameRenderer, MessageFields, PublicTable, TableFacts, is_computer_id
+
+_MENTION = re.compile(r"<@!?(\d+)>")
+_ESCAPED = re.compile(r"\\(.)")
+# Discord's limit for an attachment's description (its alt text).
+ALT_TEXT = 1024
+
+
+def alt_text(facts: TableFacts, intro: str, lines: list[str]) -> str:
+    """A picture's alt text: the whole table as plain sentences (no markdown, names for
+    mentions), so a screen reader reads what the picture shows."""
+    text = ". ".join(line.rstrip(".") for line in [intro, *lines] if line) + "."
+    text = _MENTION.sub(lambda match: facts.plain_name(match.group(1)), text)
+    text = _ESCAPED.sub(r"\1", text.replace("**", ""))
+    return text if len(text) <= ALT_TEXT else text[: ALT_TEXT - 1] + "…"
 
 
 def rating_note(facts: TableFacts, player: str, locale: object) -> str:
@@ -35,19 +51,21 @@ def lobby_embed(public: PublicTable, renderer: GameRenderer, locale: object) -> 
         title=t("lobby.title", locale, game=renderer.title(locale)),
         colour=discord.Colour(renderer.colour),
     )
-    embed.description = t("lobby.host", locale, host=f"<@{facts.host_id}>")
-    seats = "\n".join(
-        f"{index}. {facts.name(player)}" for index, player in enumerate(facts.seats, 1)
-    )
-    listing = [seats or t("lobby.empty", locale)]
-    # A rematch's former players, until they join (mentions in an embed do not ping).
+    host = f"<@{facts.host_id}>"
+    # A rematch's former players, until they join (mentions in an embed do not ping): said
+    # once, with the host, above the seats (not inside the last seat's line).
     invited = [player for player in public.invited if player not in facts.seats]
     if invited:
         players = ", ".join(facts.mention(player) for player in invited)
-        listing.append(t("lobby.invited", locale, players=players))
+        embed.description = t("lobby.invited", locale, host=host, players=players)
+    else:
+        embed.description = t("lobby.host", locale, host=host)
+    seats = "\n".join(
+        f"{index}. {facts.name(player)}" for index, player in enumerate(facts.seats, 1)
+    )
     embed.add_field(
         name=t("lobby.players", locale, count=len(facts.seats), max=facts.max_players),
-        value="\n".join(listing),
+        value=seats or t("lobby.empty", locale),
         inline=False,
     )
     lines = [
@@ -149,12 +167,16 @@ def rematch_view(facts: TableFacts, locale: object) -> discord.ui.View:
     return view
 
 
-def public_message(public: PublicTable, renderer: GameRenderer, locale: object) -> MessageFields:
+def public_message(
+    public: PublicTable, renderer: GameRenderer, locale: object, *, pictures: bool = False
+) -> MessageFields:
     """The table's one public message, whatever state it is in, within Discord's limits.
 
-    It pings nobody unless the game names who: mentions in its text only show names.
+    It pings nobody unless the game names who: mentions in its text only show names. With
+    ``pictures`` the running game's picture is the table, and the text says only what the
+    picture does not.
     """
-    fields = _public_message(public, renderer, locale)
+    fields = _public_message(public, renderer, locale, pictures)
     if "allowed_mentions" not in fields:
         fields["allowed_mentions"] = discord.AllowedMentions.none()
     return fit(fields)
@@ -201,7 +223,9 @@ def _prompt(fields: MessageFields, facts: TableFacts, deciding: list[str], local
     )
 
 
-def _public_message(public: PublicTable, renderer: GameRenderer, locale: object) -> MessageFields:
+def _public_message(
+    public: PublicTable, renderer: GameRenderer, locale: object, pictures: bool
+) -> MessageFields:
     facts = public.facts
     if facts.status == "lobby":
         return {
@@ -216,7 +240,7 @@ def _public_message(public: PublicTable, renderer: GameRenderer, locale: object)
         fields["view"] = rematch_view(facts, locale)
         fields.setdefault("content", None)
         return fields
-    fields = renderer.table(facts, public.view, locale)
+    fields = renderer.table(facts, public.view, locale, pictures=pictures)
     fields.setdefault("content", None)
     if public.notice is not None:
         key, player = public.notice

@@ -86,6 +86,14 @@ class TableFacts:
             return self.mention(player)
         return escape_name(name)
 
+    def short_name(self, player: str | int) -> str:
+        """The name for a table's own lines: a computer without its level ('🤖 Computer 1'),
+        which the lobby and the final board still give, so a phone's line does not wrap."""
+        name = self.name(player)
+        if is_computer_id(player) and str(player) in self.computers and name.endswith(")"):
+            return name.rsplit(" (", 1)[0]
+        return name
+
     def plain_name(self, player: str | int) -> str:
         """The display name as text for a code block (where escaping would show)."""
         name = self.names.get(str(player))
@@ -143,8 +151,11 @@ class GameRenderer(Protocol):
         """The table's options in words, for the lobby."""
         ...
 
-    def table(self, facts: TableFacts, public: Any, locale: object) -> MessageFields:
-        """The public message of a running game, from the public view."""
+    def table(
+        self, facts: TableFacts, public: Any, locale: object, *, pictures: bool = False
+    ) -> MessageFields:
+        """The public message of a running game, from the public view; with ``pictures``
+        the game's picture goes with it and shows the table, so the text can be short."""
         ...
 
     def final(self, facts: TableFacts, public: Any, locale: object) -> MessageFields:

@@ -121,11 +121,15 @@ async def open_table(
     start: bool = True,
     open_chips: bool = False,
     names: list[str] | None = None,
+    pictures: bool = True,
 ) -> Table:
-    """Create a channel, seat ``count`` players through the lobby and (optionally) start."""
+    """Create a channel, seat ``count`` players through the lobby and (optionally) start;
+    without ``pictures`` the server shows tables as text only."""
     if guild is None:
         await env.bot.tree.sync()
         guild = env.create_guild()
+    if not pictures:
+        await env.bot.images.set(guild.id, False)
     channel = guild.create_text_channel(channel_name)
     players = [guild.add_member(env.create_user(name)) for name in (names or NAMES)[:count]]
     result = await players[0].slash(channel, "nothanks start", open_chips=open_chips)

@@ -64,18 +64,21 @@ async def test_lobby_shows_nicknames_as_written(simcord_env: Env) -> None:
 async def test_live_table_shows_nicknames_as_written(simcord_env: Env) -> None:
     """Player fields and the move log escape the nicknames, move after move."""
     table = await open_named_table(simcord_env, start=True)
+    await simcord_env.bot.images.set(table.guild.id, False)  # the whole table as text
     for _ in range(6):
         await table.click(table.active(), choose(table.game))
-    embed = table.embed
-    texts = [embed.description or ""]
-    for field in embed.fields:
-        texts += [field.name, field.value]
-    assert [nick for text in texts for nick in unescaped(text)] == []
-    names = {as_written(field.name).removeprefix("▶ ").split(" (")[0] for field in embed.fields}
+    lines = (table.embed.description or "").splitlines()
+    assert [nick for line in lines for nick in unescaped(line)] == []
+    rows = lines[2 : 2 + len(NICKS)]
+    names = {
+        re.sub(
+            r" \(\d+ chips?\)$", "", as_written(row.replace("**", "")).split(" — ")[0]
+        ).removeprefix("▶ ")
+        for row in rows
+    }
     assert set(NICKS) <= names
-    log = embed.fields[-1].value.split("\n")
-    assert len(log) == 5
-    assert all(any(as_written(line).startswith(nick) for nick in NICKS) for line in log)
+    last = as_written(lines[2 + len(NICKS)].removeprefix("Last move: "))
+    assert any(last.startswith(nick) for nick in NICKS)
 
 
 async def test_computers_are_named_in_the_lobby(simcord_env: Env) -> None:

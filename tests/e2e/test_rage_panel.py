@@ -148,24 +148,38 @@ async def test_a_whole_round_by_buttons(simcord_env: Env) -> None:
 async def test_public_table_shows_the_trick_and_the_last_trick(
     simcord_env: Env, make_bot: Callable[[], CardtableBot]
 ) -> None:
-    """The led colour, the card winning so far, the whole last trick, one line per player."""
+    """The picture (and its alt text) shows the trick; the text says whose turn, one line
+    per player and the last trick of this round, labelled with its number."""
     table, a, b, c = await joker_table(simcord_env, make_bot)
     await table.act(a, Play(JOKER, Colour.BLUE))
-    embed = table.message.embeds[0]
-    assert "Led colour: 🟦● blue" in (embed.description or "")
-    assert "Winning so far: ana with Joker (🟦●)" in (embed.description or "")
+    message = table.message
+    alt = message.attachments[0].description or ""
+    assert "Led colour: 🟦● blue" in alt
+    assert "Winning so far: ana with Joker (🟦●)" in alt
+    assert "Led colour" not in (message.embeds[0].description or "")  # the picture shows it
     await table.act(b, Play(Card.parse("B4")))
     await table.act(c, Play(Card.parse("B7")))
-    embed = table.message.embeds[0]
-    last = next(field for field in embed.fields if field.name == "Last trick").value
-    assert last.splitlines() == [
-        "ana: Joker (🟦●)",
-        "ben: 🟦● 4",
-        "cid: 🟦● 7",
-        "ana won with Joker (🟦●): a Joker is the highest card of its colour.",
+    lines = (table.message.embeds[0].description or "").splitlines()
+    assert "ana · bid 1 · won 1 · 0 pts" in lines
+    assert "Trick 1: ana won with Joker (🟦●): a Joker is the highest card of its colour." in lines
+
+
+async def test_without_pictures_the_text_shows_the_trick(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
+    """With pictures off, the text says what the picture would: trump, trick, led colour."""
+    table, a, _, _ = await joker_table(simcord_env, make_bot)
+    await simcord_env.bot.images.set(table.guild.id, False)
+    await table.act(a, Play(JOKER, Colour.BLUE))
+    message = table.message
+    assert not message.attachments
+    lines = (message.embeds[0].description or "").splitlines()
+    assert lines[:4] == [
+        "Trump: 🟥■ red",
+        "Trick 1: ana Joker (🟦●)",
+        "Led colour: 🟦● blue",
+        "Winning so far: ana with Joker (🟦●)",
     ]
-    players = next(field for field in embed.fields if field.name == "Bids, tricks and totals")
-    assert players.value.splitlines()[0] == "ana · bid 1 · won 1 · 0 pts"
 
 
 async def test_change_trump_is_announced(
@@ -185,7 +199,7 @@ async def test_change_trump_is_announced(
     await table.act(a, Play(Card.parse("R3")))
     await table.act(b, Play(Card.parse("CT")))
     line = "Change Trump turned up 🟥■ red: the new trump counts for this trick too"
-    assert line in (table.message.embeds[0].description or "")
+    assert line in (table.message.attachments[0].description or "")  # the alt text
     assert line in (await table.hand(table.actor(c))).content
 
 

@@ -237,8 +237,8 @@ async def test_joker_asks_for_its_colour(
     assert "JOKER" in choices(view, "play")
     await table.choose(table.actor(a), view, Play(JOKER, Colour.BLUE))
     assert table.state.current_trick[0].colour is Colour.BLUE
-    trick_field = table.message.embeds[0].fields[0]
-    assert "Joker (🟦●)" in trick_field.value
+    alt = table.message.attachments[0].description or ""
+    assert "Trick 1: ana Joker (🟦●)" in alt
     # Ben holds blue and must follow: his choices are exactly his blue cards.
     ben = await table.hand(table.actor(b))
     assert choices(ben) == ["B4"]

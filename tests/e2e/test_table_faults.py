@@ -499,7 +499,7 @@ async def test_crash_after_saving_a_no_thanks_move(
     await simcord_env.restart_bot(make_bot())
     assert footer(table).startswith(f"Table #{table.table_id} · move 1")
     nxt = table.game.active_player
-    assert f"Turn: <@{nxt}>" in (table.embed.description or "")
+    assert f"<@{nxt}>: your turn" in (table.message.content or "")  # the prompt pings
     result = await table.click(table.active(), "No thanks!")
     assert not result.ephemeral and table.game.move_number == 2
     assert footer(table).startswith(f"Table #{table.table_id} · move 2")

@@ -62,7 +62,9 @@ async def test_table_message_carries_the_picture_and_it_follows_moves(
     assert first == expected
     (attachment,) = table.message.attachments
     assert attachment.description and "No Thanks!" in attachment.description
-    assert table.embed.fields  # the text is still there
+    # The alt text reads the whole table; the text says only what the picture cannot.
+    assert "Turn: " in attachment.description and "cards left" in attachment.description
+    assert not table.embed.fields and "cards left" not in (table.embed.description or "")
     await table.click(table.active(), choose(table.game))
     second = picture_of(simcord_env, table.message)
     assert second is not None and second != first
@@ -93,7 +95,7 @@ async def test_images_off_removes_the_picture_and_on_brings_it_back(simcord_env:
     assert answer.ephemeral and "text only" in answer.response.content
     await until(simcord_env, lambda: not table.message.attachments)
     assert table.message.embeds[0].image.url is None
-    assert table.embed.fields
+    assert "cards left" in (table.embed.description or "")  # the whole table, as text
     await table.click(table.active(), choose(table.game))
     assert picture_of(simcord_env, table.message) is None
     await admin.slash(channel, "cardtable images", show="on")
@@ -178,7 +180,7 @@ async def test_a_refused_picture_falls_back_to_text(
     with caplog.at_level(logging.WARNING, logger="bot.client.publishing.pictures"):
         await publisher.tables.show(table.session)
     assert picture_of(simcord_env, table.message) is None
-    assert table.embed.fields
+    assert "cards left" in (table.embed.description or "")  # the whole table, as text
     assert any("cannot attach the picture" in r.getMessage() for r in caplog.records)
     fields, picture = await publisher.tables.message(table.session)
     assert picture is None and fields["embed"].image.url is None

@@ -134,11 +134,12 @@ def test_lobby_shows_names_as_written() -> None:
         PublicTable(facts, None, invited=(99, int(PLAYERS[0]))), rage.RageRenderer(), "en"
     )
     seats = embed.fields[0].value.split("\n")
-    assert [as_written(line.split(". ", 1)[1]) for line in seats[:-1]] == NAMES
+    assert [as_written(line.split(". ", 1)[1]) for line in seats] == NAMES
     assert seats[1] == r"2. \# Big Head"
-    # The invited who already sat down again are not listed twice.
-    assert seats[-1] == "Invited: <@99>. Press **Join** to play again."
-    assert_no_markdown_from_names(seats[:-1])
+    # Said once, with the host, above the seats; those who sat down again are not listed.
+    host = f"<@{facts.host_id}>"
+    assert embed.description == f"Host: {host}. Invited: <@99>. Press **Join** to play again."
+    assert_no_markdown_from_names(seats)
 
 
 def test_lobby_without_invited_has_no_invited_line() -> None:
@@ -164,11 +165,17 @@ def test_nothanks_table_and_log_show_names_as_written() -> None:
     fields = public_message(PublicTable(facts, game.view(None)), nothanks.NoThanksRenderer(), "en")
     embed = fields["embed"]
     lines = embed_lines(embed)
-    assert_no_markdown_from_names(lines)
-    names = [as_written(field.name).removeprefix("▶ ").split(" (")[0] for field in embed.fields]
-    assert names[:7] == NAMES[:7]
-    log = embed.fields[-1].value.split("\n")
-    assert log and all(any(as_written(line).startswith(name) for name in NAMES) for line in log)
+    assert_no_markdown_from_names([line.replace("**", "") for line in lines])
+    rows = (embed.description or "").splitlines()[2:9]
+    names = [
+        re.sub(
+            r" \(\d+ chips?\)$", "", as_written(row.replace("**", "")).split(" — ")[0]
+        ).removeprefix("▶ ")
+        for row in rows
+    ]
+    assert names == NAMES[:7]
+    last = as_written((embed.description or "").splitlines()[9].removeprefix("Last move: "))
+    assert any(last.startswith(name) for name in NAMES)
 
 
 def test_nothanks_final_shows_names_as_written() -> None:
@@ -198,7 +205,9 @@ def test_rage_table_shows_names_as_written(locale: str) -> None:
     facts = facts_for("rage", "running")
     state = rage_after_rounds(facts, 2)
     embed = rage.game_embed(facts, state.view(None), locale)
-    texts = [field.value for field in embed.fields]
+    sheet = rage.scores_message(facts, state.view(None), locale)["embed"]
+    texts = [embed.description or "", sheet.description or ""]
+    texts += [field.value for field in sheet.fields]
     assert not any("```" in value for value in texts)  # the sheet is lines, not a grid
     lines = [line for value in texts for line in value.split("\n")]
     assert_no_markdown_from_names([line.replace("**", "") for line in lines])
@@ -235,5 +244,7 @@ def test_rage_bidding_names_computers() -> None:
     state = RageState.new([PLAYERS[0], "-1", "-2", "-3"], seed=1)
     embed = rage.game_embed(facts, state.view(None), "en")
     assert "<@-" not in (embed.description or "")
-    assert "🤖 Computer 1 (hard)" in (embed.description or "")
+    lines = (embed.description or "").splitlines()
+    assert "🤖 Computer 1 · bid … · won 0 · 0 pts" in lines  # the level is the lobby's
+    assert "🤖 3 · bid … · won 0 · 0 pts" in lines  # no stored name: its number
     assert all("<@-" not in line for line in embed_lines(embed))

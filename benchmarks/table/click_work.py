@@ -7,14 +7,14 @@ made into the callback's payload), the living DM's text, and the next timed even
 is timed over the positions of whole games of three people (the load run's tables), in
 microseconds of CPU per move, best of ``--repeat`` passes (the machine is shared).
 
-Run: ``uv run python benchmarks/click_work.py [--games 20 --repeat 5] [--only PART]``
+Run: ``uv run python benchmarks/table/click_work.py [--games 20 --repeat 5] [--only PART]``
 
 CPU time on a shared machine drifts by a third from one run to the next; for a figure
 that does not, count instructions with valgrind, which runs it unchanged (two runs, one
 and three passes; the difference over two is one pass over every position)::
 
     valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-        .venv/bin/python benchmarks/click_work.py --games 2 --repeat 1
+        .venv/bin/python benchmarks/table/click_work.py --games 2 --repeat 1
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any, cast
 
 import discord
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bot.client.replies import message_update_params
 from bot.engines.nothanks import PASS, TAKE, Move, NoThanksGame

@@ -7,7 +7,7 @@ second. PostgreSQL is the server CARDTABLE_TEST_DATABASE_URL names, else a tempo
 started from the local binaries with the default durability (fsync on, every commit
 flushed); without either it is left out.
 
-    uv run python benchmarks/storage.py [--saves 2000] [--tables 50]
+    uv run python benchmarks/table/storage.py [--saves 2000] [--tables 50]
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bot.storage import Storage, TableRecord, open_storage
 from tests.backends import (

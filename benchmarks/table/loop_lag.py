@@ -22,7 +22,7 @@ computer table).
 of CPU and then asks the real AI, so the GIL's effect shows whatever the AI on main
 takes. Target: p99 lag ≤ 2 ms with the pool.
 
-Run: ``uv run python benchmarks/loop_lag.py [--seconds 20 --think-ms 250 --modes pool]``
+Run: ``uv run python benchmarks/table/loop_lag.py [--seconds 20 --think-ms 250 --modes pool]``
 """
 
 from __future__ import annotations

@@ -4,18 +4,18 @@ Plays seeded 3-player games (the hard player's seat rotates), prints its win sha
 split) and win-or-tie share with 95% confidence intervals, and its decision times. Each
 worker process plays its own games on one core and times its own decisions.
 
-    uv run python benchmarks/nothanks_strength.py --games 2000 --workers 2
+    uv run python benchmarks/strength/nothanks_strength.py --games 2000 --workers 2
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import multiprocessing
 import random
 import statistics
 import time
 from collections.abc import Iterable
+
+from league import in_workers, interval, percentile, wilson
 
 from bot.ai import Level, choose_nothanks_action
 from bot.ai.nothanks import baseline_action
@@ -58,42 +58,13 @@ def _work(job: tuple[int, int, str, float, str]) -> tuple[float, bool, list[floa
     return play_game(index, seed, Level(level), budget, opponent)
 
 
-def interval(values: list[float]) -> tuple[float, float]:
-    """Mean and the half-width of its 95% normal-approximation confidence interval."""
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, float("nan")
-    return mean, 1.96 * statistics.stdev(values) / math.sqrt(len(values))
-
-
-def wilson(successes: float, trials: int) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion (sound near 0% and 100%)."""
-    z = 1.96
-    p = successes / trials
-    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
-    half = (
-        z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
-    )
-    return centre - half, centre + half
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The q-quantile (0..1) by nearest rank."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
-
-
 def run(games: int, workers: int, budget: float, seed: int, level: str, opponent: str) -> None:
     """Play the games and print the figures."""
     jobs: Iterable[tuple[int, int, str, float, str]] = [
         (i, seed + i, level, budget, opponent) for i in range(games)
     ]
     start = time.perf_counter()
-    if workers > 1:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            results = pool.map(_work, jobs, chunksize=8)
-    else:
-        results = [_work(job) for job in jobs]
+    results = list(in_workers(_work, jobs, workers, chunksize=8))
     elapsed = time.perf_counter() - start
     shares = [r[0] for r in results]
     wins_or_ties = [1.0 if r[1] else 0.0 for r in results]
@@ -105,8 +76,8 @@ def run(games: int, workers: int, budget: float, seed: int, level: str, opponent
     print(f"win share (ties split): {share:6.1%} ± {share_ci:.1%}")
     print(f"win-or-tie share:       {wot:6.1%} (95% CI {wot_low:.1%} to {wot_high:.1%})")
     print(
-        f"decision time: p50 {percentile(times, 0.5) * 1e3:.1f} ms, "
-        f"p95 {percentile(times, 0.95) * 1e3:.1f} ms, max {max(times) * 1e3:.1f} ms, "
+        f"decision time: p50 {percentile(times, 50) * 1e3:.1f} ms, "
+        f"p95 {percentile(times, 95) * 1e3:.1f} ms, max {max(times) * 1e3:.1f} ms, "
         f"mean {statistics.fmean(times) * 1e3:.1f} ms over {len(times)} decisions"
     )
 

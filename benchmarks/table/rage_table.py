@@ -12,47 +12,54 @@ waits out its 50 ms idle interval, so most walls are ~55-65 ms whatever the bot 
 Joker asking for its colour, which only edits the private view, is the exception). There
 is no numeric target; No Thanks! had p99 < 25 ms per click, printed for comparison.
 
-Turn timers stay on unless ``--no-timers`` (which benchmarks/nothanks_table.py always
+Turn timers stay on unless ``--no-timers`` (which benchmarks/table/nothanks_table.py always
 uses). With them on, SimCord's settle loop scans every table's sleeping timer task on each
 pass, on the bot's event loop, so the figures are also printed net of those scans. The
 settle timeout must stay under half a turn (30 s by default): a sleep ending within it,
 such as a turn timer's, is waited for instead of being parked.
 
-Run: ``uv run python benchmarks/rage_table.py [--tables 50 --actions 2000]``
+Run: ``uv run python benchmarks/table/rage_table.py [--tables 50 --actions 2000]``
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import logging
 import random
-import statistics
-import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import discord
-import simcord
 import simcord.env as simcord_env
+from harness import (
+    BotTimes,
+    bench_guild,
+    bot_of,
+    check_saved,
+    cog_named,
+    is_running,
+    percentile,
+    round_robin,
+    run,
+    running_in,
+    session_of,
+    summary,
+    time_clicks,
+    time_saves,
+    without_timers,
+)
 from simcord import Env
 from simcord.builders import ChannelHandle, GuildHandle
 from simcord.results import InteractionResult, ResponseMessage, to_discord_message
 
-from bot.client.bot import CardtableBot, create_bot
-from bot.engines.rage import JOKER, Bid, Play, RageState
+from bot.engines.rage import JOKER, Bid, Play, PlayerId, RageState
 from bot.render.components import Click
-from bot.runtime.settings import Settings
-from bot.storage import Storage, TableRecord
 from bot.table.session import TableSession
-from bot.table.timers import Timers
 
-TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 NOTHANKS_TARGET_MS = 25.0
 HAND_LABEL = "Show my hand"
 # Mixed variants, every combination the rules allow among these, cycled over the tables.
@@ -66,8 +73,6 @@ VARIANTS: tuple[dict[str, bool], ...] = (
     {"hidden_bids": True, "sweep": True},
     {"secret_bids": True, "sweep": True},
 )
-OnClick = Callable[[discord.Interaction, Click], Awaitable[None]]
-SaveTable = Callable[..., Awaitable[None]]
 
 
 @dataclass
@@ -83,11 +88,9 @@ class BenchTable:
 
 
 @dataclass
-class Times:
+class Times(BotTimes):
     """Seconds per interaction: bot side (``on_click``) by kind, saves, and SimCord wall."""
 
-    bot: dict[str, list[float]] = field(default_factory=dict)
-    saves: list[float] = field(default_factory=list)
     wall: dict[str, list[float]] = field(default_factory=dict)
     per_action_bot: list[float] = field(default_factory=list)
     per_action_wall: list[float] = field(default_factory=list)
@@ -114,6 +117,10 @@ class SettleMeter:
     def __init__(self) -> None:
         self.seconds = 0.0
         self.wrapped: list[str] = []
+
+    def read(self) -> float:
+        """Seconds of settle scans so far."""
+        return self.seconds
 
     def install(self) -> None:
         """Wrap the helpers that exist in this SimCord version (private, so each is optional)."""
@@ -142,66 +149,11 @@ class SettleMeter:
 METER = SettleMeter()
 
 
-def without_timers() -> None:
-    """Leave turn timers and lobby expiry out, as benchmarks/nothanks_table.py does.
-
-    With them on, every running table keeps a sleeping task, and SimCord's settle loop
-    scans every task against every timer on each pass, inside the clicks' timing.
-    """
-    Timers.schedule = lambda self, session: None  # type: ignore[method-assign]
-
-
-def settings_for(database: Path) -> Settings:
-    """Settings for a bot on this database file (no thinking workers: people play here,
-    and loop_lag.py measures the workers)."""
-    return Settings(token=TOKEN, database=database, ai_workers=0)
-
-
-def rage_cog(env: Env) -> Any:
-    """The running Rage cog (loaded as a fresh module, so found by name)."""
-    cog = env.bot.get_cog("Rage")
-    assert cog is not None and type(cog).__name__ == "Rage"
-    return cog
-
-
-def session_of(env: Env, table_id: int) -> TableSession:
-    """The open table with this id (closed tables leave the registry)."""
-    session = env.bot.tables.get(table_id)  # type: ignore[attr-defined]
-    assert session is not None, f"table {table_id} is not open"
-    return session
-
-
-def is_running(env: Env, table_id: int) -> bool:
-    """Whether the table's game is still running (closed tables leave the registry)."""
-    session = env.bot.tables.get(table_id)  # type: ignore[attr-defined]
-    return session is not None and session.status == "running"
-
-
 def rage_state(session: TableSession) -> RageState:
     """The session's live game (a new object after every saved move: read it again)."""
     state = session.engine
     assert isinstance(state, RageState)
     return state
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile of a non-empty list."""
-    ordered = sorted(values)
-    rank = max(1, round(fraction * len(ordered) + 0.5))
-    return ordered[min(rank, len(ordered)) - 1]
-
-
-def ms(seconds: float) -> str:
-    """Seconds as milliseconds with two decimals."""
-    return f"{seconds * 1000:.2f} ms"
-
-
-def summary(values: list[float]) -> str:
-    """p50, p99, max and mean of a non-empty list of seconds."""
-    return (
-        f"p50 {ms(percentile(values, 0.50))}  p99 {ms(percentile(values, 0.99))}  "
-        f"max {ms(max(values))}  mean {ms(statistics.fmean(values))}"
-    )
 
 
 def kind_of(action: str, values: Sequence[str]) -> str:
@@ -212,63 +164,24 @@ def kind_of(action: str, values: Sequence[str]) -> str:
 
 
 def instrument(env: Env, cog: Any, times: Times) -> None:
-    """Wrap the cog's ``on_click`` and the bot's ``storage.save_table`` to record times."""
-    original: OnClick = cog.on_click
+    """Time the cog's ``on_click`` by kind and every save, whole and net of SimCord's scans."""
 
-    async def timed_on_click(interaction: discord.Interaction, click: Click) -> None:
-        """Time one click from routing to the interaction's answer."""
-        start, scanned = time.perf_counter(), METER.seconds
-        try:
-            await original(interaction, click)
-        finally:
-            elapsed = time.perf_counter() - start
-            kind = kind_of(click.action, click.values)
-            times.bot.setdefault(kind, []).append(elapsed)
-            times.bot_net.setdefault(kind, []).append(elapsed - (METER.seconds - scanned))
-            times.calls += 1
-            times.bot_seconds += elapsed
+    def clicked(click: Click, elapsed: float, scanned: float) -> None:
+        """One click, from routing to the interaction's answer."""
+        kind = kind_of(click.action, click.values)
+        times.bot.setdefault(kind, []).append(elapsed)
+        times.bot_net.setdefault(kind, []).append(elapsed - scanned)
+        times.calls += 1
+        times.bot_seconds += elapsed
 
-    cog.on_click = timed_on_click
-    storage: Storage = env.bot.storage  # type: ignore[attr-defined]
-    save: SaveTable = storage.save_table
-
-    async def timed_save(
-        record: TableRecord,
-        move: tuple[str, str] | None = None,
-        **options: Any,
-    ) -> None:
-        """Time one save (a move's: the SQLite UPDATE + INSERT + commit)."""
-        start, scanned = time.perf_counter(), METER.seconds
-        await save(record, move, **options)
-        elapsed = time.perf_counter() - start
+    def saved(move: tuple[str, str] | None, elapsed: float, scanned: float) -> None:
+        """One save (a move's: the SQLite UPDATE + INSERT + commit)."""
         times.saves.append(elapsed)
-        times.saves_net.append(elapsed - (METER.seconds - scanned))
+        times.saves_net.append(elapsed - scanned)
         times.move_saves += move is not None
 
-    storage.save_table = timed_save  # type: ignore[method-assign]
-
-
-async def close_storage(bot: CardtableBot) -> None:
-    """Close a bot's database, which SimCord never does (its thread would block the exit)."""
-    storage = getattr(bot, "storage", None)
-    if storage is not None:
-        await storage.close()
-
-
-@contextlib.asynccontextmanager
-async def simulated(bot: CardtableBot, settle_timeout: float) -> AsyncIterator[Env]:
-    """``simcord.run`` that closes the database of every bot it ran, whatever happens."""
-    bots = [bot]
-    try:
-        # One shard: SimCord's stand-in for the count Discord would recommend.
-        async with simcord.run(bot, settle_timeout=settle_timeout, shard_count=1) as env:
-            try:
-                yield env
-            finally:
-                bots.append(env.bot)  # type: ignore[arg-type]
-    finally:
-        for each in dict.fromkeys(bots):
-            await close_storage(each)
+    time_clicks(cog, clicked, METER.read)
+    time_saves(env, saved, METER.read)
 
 
 def public_message(env: Env, table: BenchTable) -> discord.Message:
@@ -292,7 +205,7 @@ def button_id(view: ResponseMessage, action: str, arg: str) -> str:
     raise AssertionError(f"no {action} button for {arg!r} in the private view: {view.content!r}")
 
 
-def choose(state: RageState, player: str, rng: random.Random) -> Bid | Play:
+def choose(state: RageState, player: PlayerId, rng: random.Random) -> Bid | Play:
     """A seeded policy: a random legal bid; a held Joker at once, else a random legal card."""
     legal = state.legal_actions(player)
     if isinstance(legal[0], Bid):
@@ -320,9 +233,7 @@ async def open_table(
         assert joined.acknowledged and not joined.ephemeral, f"join refused: {answer(joined)}"
     started = await members[0].click(message, label="Start")
     assert started.acknowledged and not started.ephemeral, f"start refused: {answer(started)}"
-    session = env.bot.tables.in_channel(channel.id)  # type: ignore[attr-defined]
-    assert session is not None and is_running(env, session.id)
-    return BenchTable(channel, members, variant, message.id, session.id)
+    return BenchTable(channel, members, variant, message.id, running_in(env, channel.id).id)
 
 
 async def rematch(env: Env, table: BenchTable) -> None:
@@ -332,9 +243,7 @@ async def rematch(env: Env, table: BenchTable) -> None:
     assert lobby.response is not None and not lobby.ephemeral, "rematch refused"
     started = await host.click(lobby.response.message, label="Start")
     assert started.acknowledged and not started.ephemeral, "rematch start refused"
-    session = env.bot.tables.in_channel(table.channel.id)  # type: ignore[attr-defined]
-    assert session is not None and is_running(env, session.id)
-    table.message_id, table.table_id = lobby.response.id, session.id
+    table.message_id, table.table_id = lobby.response.id, running_in(env, table.channel.id).id
     table.games_played += 1
 
 
@@ -391,7 +300,7 @@ async def play_one(env: Env, table: BenchTable, times: Times, rng: random.Random
     if is_running(env, table.table_id):
         assert rage_state(session).move_number == before + 1, f"the {kind} was not applied"
     else:
-        record = await env.bot.storage.get_table(table.table_id)
+        record = await bot_of(env).storage.get_table(table.table_id)
         assert record is not None and record.status == "finished"
     return kind
 
@@ -403,11 +312,8 @@ async def bench(database: Path, count: int, actions: int, settle_timeout: float,
     """``count`` running Rage tables at once, ``actions`` bids/cards played round-robin."""
     print(f"== {count} concurrent Rage tables, {actions} actions round-robin ==")
     rng = random.Random(seed)
-    bot = create_bot(settings_for(database))
-    async with simulated(bot, settle_timeout) as env:
-        await env.bot.tree.sync()
-        guild = env.create_guild(name="bench")
-        cog = rage_cog(env)
+    async with bench_guild(database, settle_timeout) as (env, guild):
+        cog = cog_named(env, "Rage")
         start = time.perf_counter()
         tables = [
             await open_table(env, guild, n, 3 + n % 4, VARIANTS[n % len(VARIANTS)])
@@ -426,25 +332,20 @@ async def bench(database: Path, count: int, actions: int, settle_timeout: float,
         METER.install()
         scanned = METER.seconds
         kinds: dict[str, int] = {}
-        rematches = 0
-        start = time.perf_counter()
-        for n in range(actions):
-            table = tables[n % count]
-            if not is_running(env, table.table_id):
-                await rematch(env, table)
-                rematches += 1
+
+        async def act(table: BenchTable) -> None:
+            """One action at this table, counted by its kind."""
             kind = await play_one(env, table, times, rng)
             kinds[kind] = kinds.get(kind, 0) + 1
+
+        start = time.perf_counter()
+        rematches = await round_robin(env, tables, actions, rematch, act)
         wall = time.perf_counter() - start
         scanned = METER.seconds - scanned
         live = [session_of(env, t.table_id) for t in tables if is_running(env, t.table_id)]
         still = len(live)
         rounds = sorted(rage_state(session).round for session in live)
-        record = await env.bot.storage.get_table(tables[0].table_id)
-        first = env.bot.tables.get(tables[0].table_id)  # type: ignore[attr-defined]
-        engine = None if first is None else first.engine
-        assert record is not None and engine is not None
-        assert record.move_number == engine.move_number, "memory and database disagree"
+        await check_saved(env, tables[0].table_id)
     report(times, kinds, actions, wall, rematches, still, rounds)
     report_net(times, actions, wall, scanned)
 
@@ -546,10 +447,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.tables < 1 or args.actions < 1:
         parser.error("--tables and --actions must be at least 1")
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    started = time.perf_counter()
-    asyncio.run(main_async(args))
-    print(f"\ntotal run time: {time.perf_counter() - started:.1f} s")
+    run(main_async(args))
 
 
 if __name__ == "__main__":

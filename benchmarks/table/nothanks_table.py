@@ -11,27 +11,41 @@ engine), a bot restart under SimCord, and a cold start of a fresh bot; then it c
 restored game.
 Target: 1,000 running games restored in under 2 seconds.
 
-Run: ``uv run python benchmarks/nothanks_table.py [--games 100 --clicks 3000 --restore 1000]``
+Run: ``uv run python benchmarks/table/nothanks_table.py [--games 100 --clicks 3000 --restore 1000]``
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import logging
 import random
-import statistics
-import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import discord
-import simcord
+from harness import (
+    BotTimes,
+    bench_guild,
+    bot_of,
+    check_saved,
+    close_storage,
+    cog_named,
+    is_running,
+    ms,
+    percentile,
+    round_robin,
+    run,
+    running_in,
+    session_of,
+    settings_for,
+    simulated,
+    summary,
+    time_clicks,
+    time_saves,
+    without_timers,
+)
 from simcord import Env
 from simcord.builders import ChannelHandle, GuildHandle
 
@@ -39,20 +53,14 @@ from bot.client.bot import CardtableBot, create_bot
 from bot.engines.nothanks import PASS, TAKE, NoThanksGame
 from bot.games.nothanks import SPEC
 from bot.render.components import Click
-from bot.runtime.settings import Settings
-from bot.storage import Storage, TableRecord, open_storage
-from bot.table.session import TableSession
+from bot.storage import TableRecord, open_storage
 from bot.table.tables import Tables
-from bot.table.timers import Timers
 
-TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 GAME = "nothanks"
 TAKE_LABEL, PASS_LABEL = "Take", "No thanks!"
 CLICK_TARGET_MS = 25.0
 RESTORE_TARGET_S = 2.0
 SYNTHETIC_CHANNEL_BASE = 900_000_000_000_000_000
-OnClick = Callable[[discord.Interaction, Click], Awaitable[None]]
-SaveTable = Callable[..., Awaitable[None]]
 
 
 @dataclass
@@ -67,55 +75,32 @@ class BenchTable:
 
 
 @dataclass
-class ClickTimes:
+class ClickTimes(BotTimes):
     """Seconds per click, bot side (``on_click``) by action, and wall (SimCord ``click``)."""
 
-    bot: dict[str, list[float]] = field(default_factory=dict)
-    saves: list[float] = field(default_factory=list)
     wall_moves: list[float] = field(default_factory=list)
-
-
-def without_timers() -> None:
-    """Leave turn timers and lobby expiry out: they are not part of a click's cost.
-
-    SimCord waits for any sleep that ends within its settle timeout (30 s here), and the
-    turn timer's half-time ping sleeps exactly that long; every sleeping timer task also
-    adds to SimCord's own settle bookkeeping, which is not the bot's cost. The benchmark
-    never advances time, so no timer would fire anyway.
-    """
-    Timers.schedule = lambda self, session: None  # type: ignore[method-assign]
-
-
-def settings_for(database: Path) -> Settings:
-    """Settings for a bot on this database file (no thinking workers: people play here,
-    and loop_lag.py measures the workers)."""
-    return Settings(token=TOKEN, database=database, ai_workers=0)
-
-
-def nothanks_cog(env: Env) -> Any:
-    """The running No Thanks! cog (loaded as a fresh module, so found by name)."""
-    cog = env.bot.get_cog("NoThanks")
-    assert cog is not None and type(cog).__name__ == "NoThanks"
-    return cog
-
-
-def session_of(env: Env, table_id: int) -> TableSession:
-    """The open table with this id (closed tables leave the registry)."""
-    session = env.bot.tables.get(table_id)  # type: ignore[attr-defined]
-    assert session is not None, f"table {table_id} is not open"
-    return session
-
-
-def is_running(env: Env, table_id: int) -> bool:
-    """Whether the table's game is still running (closed tables leave the registry)."""
-    session = env.bot.tables.get(table_id)  # type: ignore[attr-defined]
-    return session is not None and session.status == "running"
 
 
 def running_games(env: Env) -> int:
     """How many No Thanks! games are running in the bot's table registry."""
-    tables: Tables = env.bot.tables  # type: ignore[attr-defined]
+    tables = bot_of(env).tables
     return sum(1 for s in tables if s.spec.name == GAME and s.status == "running")
+
+
+def instrument(env: Env, cog: Any, times: ClickTimes) -> None:
+    """Time the cog's ``on_click`` by action, and the bot's saves of a move."""
+
+    def clicked(click: Click, seconds: float, scanned: float) -> None:
+        """One click, from routing to the last DM."""
+        times.bot.setdefault(click.action, []).append(seconds)
+
+    def saved(move: tuple[str, str] | None, seconds: float, scanned: float) -> None:
+        """One save; a move's is the SQLite UPDATE + INSERT + commit."""
+        if move is not None:
+            times.saves.append(seconds)
+
+    time_clicks(cog, clicked)
+    time_saves(env, saved)
 
 
 def choose(game: NoThanksGame) -> str:
@@ -125,48 +110,6 @@ def choose(game: NoThanksGame) -> str:
     if game.chips[seat] == 0 or game.chips_on_card * 3 >= card:
         return TAKE_LABEL
     return PASS_LABEL
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile of a non-empty list."""
-    ordered = sorted(values)
-    rank = max(1, round(fraction * len(ordered) + 0.5))
-    return ordered[min(rank, len(ordered)) - 1]
-
-
-def ms(seconds: float) -> str:
-    """Seconds as milliseconds with two decimals."""
-    return f"{seconds * 1000:.2f} ms"
-
-
-def instrument(env: Env, cog: Any, times: ClickTimes) -> None:
-    """Wrap the cog's ``on_click`` and the bot's ``storage.save_table`` to record times."""
-    original: OnClick = cog.on_click
-
-    async def timed_on_click(interaction: discord.Interaction, click: Click) -> None:
-        """Time one click from routing to the last DM."""
-        start = time.perf_counter()
-        try:
-            await original(interaction, click)
-        finally:
-            times.bot.setdefault(click.action, []).append(time.perf_counter() - start)
-
-    cog.on_click = timed_on_click
-    storage: Storage = env.bot.storage  # type: ignore[attr-defined]
-    save: SaveTable = storage.save_table
-
-    async def timed_save(
-        record: TableRecord,
-        move: tuple[str, str] | None = None,
-        **options: Any,
-    ) -> None:
-        """Time one save of a move (the SQLite UPDATE + INSERT + commit)."""
-        start = time.perf_counter()
-        await save(record, move, **options)
-        if move is not None:
-            times.saves.append(time.perf_counter() - start)
-
-    storage.save_table = timed_save  # type: ignore[method-assign]
 
 
 def time_setup_hook(bot: CardtableBot, sink: list[float]) -> None:
@@ -180,29 +123,6 @@ def time_setup_hook(bot: CardtableBot, sink: list[float]) -> None:
         sink.append(time.perf_counter() - start)
 
     bot.setup_hook = timed_setup_hook  # type: ignore[method-assign]
-
-
-async def close_storage(bot: CardtableBot) -> None:
-    """Close a bot's database, which SimCord never does (its thread would block the exit)."""
-    storage = getattr(bot, "storage", None)
-    if storage is not None:
-        await storage.close()
-
-
-@contextlib.asynccontextmanager
-async def simulated(bot: CardtableBot, settle_timeout: float) -> AsyncIterator[Env]:
-    """``simcord.run`` that closes the database of every bot it ran, whatever happens."""
-    bots = [bot]
-    try:
-        # One shard: SimCord's stand-in for the count Discord would recommend.
-        async with simcord.run(bot, settle_timeout=settle_timeout, shard_count=1) as env:
-            try:
-                yield env
-            finally:
-                bots.append(env.bot)  # type: ignore[arg-type]
-    finally:
-        for each in dict.fromkeys(bots):
-            await close_storage(each)
 
 
 # -- part 1: concurrent tables ---------------------------------------------------------
@@ -220,9 +140,7 @@ async def open_table(env: Env, guild: GuildHandle, number: int, players: int) ->
         assert joined.acknowledged and not joined.ephemeral, "join refused"
     started = await members[0].click(message, label="Start")
     assert started.acknowledged and not started.ephemeral, "start refused"
-    session = env.bot.tables.in_channel(channel.id)  # type: ignore[attr-defined]
-    assert session is not None and is_running(env, session.id)
-    return BenchTable(channel, members, message, session.id)
+    return BenchTable(channel, members, message, running_in(env, channel.id).id)
 
 
 async def rematch(env: Env, table: BenchTable) -> None:
@@ -232,9 +150,7 @@ async def rematch(env: Env, table: BenchTable) -> None:
     assert lobby.response is not None and not lobby.ephemeral, "rematch refused"
     started = await host.click(lobby.response, label="Start")
     assert started.acknowledged and not started.ephemeral, "rematch start refused"
-    session = env.bot.tables.in_channel(table.channel.id)  # type: ignore[attr-defined]
-    assert session is not None and is_running(env, session.id)
-    table.message, table.table_id = lobby.response, session.id
+    table.message, table.table_id = lobby.response, running_in(env, table.channel.id).id
     table.games_played += 1
 
 
@@ -261,11 +177,8 @@ async def play_one(env: Env, table: BenchTable, times: ClickTimes) -> None:
 async def bench_clicks(database: Path, games: int, clicks: int, settle_timeout: float) -> None:
     """Part 1: ``games`` running tables at once, ``clicks`` moves interleaved round-robin."""
     print(f"\n== Part 1: {games} concurrent games, {clicks} clicks round-robin ==")
-    bot = create_bot(settings_for(database))
-    async with simulated(bot, settle_timeout) as env:
-        await env.bot.tree.sync()
-        guild = env.create_guild(name="bench")
-        cog = nothanks_cog(env)
+    async with bench_guild(database, settle_timeout) as (env, guild):
+        cog = cog_named(env, "NoThanks")
         start = time.perf_counter()
         tables = [await open_table(env, guild, n, 3 + n % 3) for n in range(games)]
         setup = time.perf_counter() - start
@@ -274,33 +187,23 @@ async def bench_clicks(database: Path, games: int, clicks: int, settle_timeout: 
         assert running == games
         times = ClickTimes()
         instrument(env, cog, times)
-        rematches = 0
         start = time.perf_counter()
-        for n in range(clicks):
-            table = tables[n % games]
-            if not is_running(env, table.table_id):
-                await rematch(env, table)
-                rematches += 1
-            await play_one(env, table, times)
+        rematches = await round_robin(
+            env, tables, clicks, rematch, lambda table: play_one(env, table, times)
+        )
         wall = time.perf_counter() - start
         still = sum(1 for t in tables if is_running(env, t.table_id))
         moves = times.bot.get("take", []) + times.bot.get("pass", [])
         assert len(moves) == clicks == len(times.wall_moves)
-        record = await env.bot.storage.get_table(tables[0].table_id)
-        engine = session_of(env, tables[0].table_id).engine
-        assert record is not None and engine is not None
-        assert record.move_number == engine.move_number, "memory and database disagree"
-    p50, p99 = percentile(moves, 0.50), percentile(moves, 0.99)
+        await check_saved(env, tables[0].table_id)
+    p99 = percentile(moves, 0.99)
     verdict = "OK" if p99 * 1000 < CLICK_TARGET_MS else "MISSED"
     print(
         f"moves clicked: {clicks} (take {len(times.bot.get('take', []))}, "
         f"pass {len(times.bot.get('pass', []))}); finished games rematched: {rematches}; "
         f"games running at the end: {still}"
     )
-    print(
-        f"bot-side per click (cog on_click): p50 {ms(p50)}  p99 {ms(p99)}  "
-        f"max {ms(max(moves))}  mean {ms(statistics.fmean(moves))}"
-    )
+    print(f"bot-side per click (cog on_click): {summary(moves)}")
     print(f"  target p99 < {CLICK_TARGET_MS:.0f} ms: {verdict}")
     sp50, sp99 = percentile(times.saves, 0.50), percentile(times.saves, 0.99)
     print(
@@ -321,7 +224,7 @@ async def bench_clicks(database: Path, games: int, clicks: int, settle_timeout: 
 
 async def start_real_game(env: Env) -> BenchTable:
     """A game started by clicking in SimCord, so it has a real message to click later."""
-    await env.bot.tree.sync()
+    await bot_of(env).tree.sync()
     guild = env.create_guild(name="restore")
     table = await open_table(env, guild, 0, 4)
     for _ in range(3):
@@ -426,7 +329,7 @@ async def bench_restore(database: Path, count: int, settle_timeout: float) -> No
         before = session.engine.move_number
         await play_one(env, table, ClickTimes())
         after = session.engine.move_number
-        record = await env.bot.storage.get_table(table.table_id)
+        record = await bot_of(env).storage.get_table(table.table_id)
         assert record is not None and record.move_number == after == before + 1
     print(
         f"bot restart under SimCord (world kept, {restored} games in the registry): "
@@ -485,10 +388,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.restore == 1:
         parser.error("--restore needs at least 2 games (one is played in SimCord)")
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    started = time.perf_counter()
-    asyncio.run(main_async(args))
-    print(f"\ntotal run time: {time.perf_counter() - started:.1f} s")
+    run(main_async(args))
 
 
 if __name__ == "__main__":

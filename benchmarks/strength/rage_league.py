@@ -2,14 +2,14 @@
 
 Entrants: ``heuristic`` (the straightforward heuristic of issue 16, rage_heuristic.py),
 ``easy``/``normal``/``hard`` (today's bot/ai/rage.py) and ``legacy-easy``/
-``legacy-normal``/``legacy-hard`` (the levels before issue 16, frozen in rage_legacy.py).
+``legacy-normal``/``legacy-hard`` (the levels before issue 16, frozen in frozen/rage_legacy.py).
 Every game is seeded; a deal is played once per rotation of its line-up, so results do
 not depend on seat luck or on how many workers play them.
 
-    uv run python benchmarks/rage_league.py --games 1400 --workers 2
-    uv run python benchmarks/rage_league.py --entrants heuristic legacy-easy \\
+    uv run python benchmarks/strength/rage_league.py --games 1400 --workers 2
+    uv run python benchmarks/strength/rage_league.py --entrants heuristic legacy-easy \\
         legacy-normal legacy-hard --games 1000
-    uv run python benchmarks/rage_league.py --hero hard --opponent heuristic \\
+    uv run python benchmarks/strength/rage_league.py --hero hard --opponent heuristic \\
         --games 1000 --plus-minus-one both
 
 Besides the league table (win share with 95% interval, mean score, OpenSkill rating)
@@ -20,14 +20,13 @@ decision time p50/p95/max (measured under whatever else the machine is doing).
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-import rage_legacy
-from league import League, head_to_head, percentile, schedule, wilson
+from frozen import rage_legacy
+from league import League, head_to_head, in_workers, percentile, schedule, wilson
 from rage_heuristic import heuristic_action
 
 from bot.ai import rage
@@ -136,15 +135,9 @@ def run(
     league = League(PLAYERS)
     figures = Figures()
     jobs = ((lineup, seed, plus_minus_one) for lineup, seed in games)
-    if workers <= 1:
-        for lineup, (result, stats) in map(_job, jobs):
-            league.add(lineup, result)
-            figures.add(lineup, stats)
-        return league, figures
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        for lineup, (result, stats) in pool.imap(_job, jobs, chunksize=2):
-            league.add(lineup, result)
-            figures.add(lineup, stats)
+    for lineup, (result, stats) in in_workers(_job, jobs, workers, chunksize=2):
+        league.add(lineup, result)
+        figures.add(lineup, stats)
     return league, figures
 
 

@@ -1,5 +1,13 @@
 """A frozen copy of the No Thanks! computer players as they were before issue 16.
 
+Freezes bot/ai/nothanks.py at commit e61a8b7b7feff9baa7a13d9df65d26ce93116339: copied from
+there by 7dc66bc, which replaced the live code with the ISMCTS search (the code was last
+changed by 7f1730e and stayed so on main until the merge c4e3bd4). From its imports on,
+the file is that commit's line for line; this prints nothing:
+
+    git show e61a8b7:bot/ai/nothanks.py | sed -n '/^from __future__/,$p' > /tmp/then
+    sed -n '/^from __future__/,$p' benchmarks/strength/frozen/nothanks_legacy.py | diff /tmp/then -
+
 Kept so the league can still measure "before" after bot/ai changes. Do not edit.
 
 Original docstring: heuristics and a Monte-Carlo search on the player's view.

@@ -10,7 +10,7 @@ p50/p95/max per kind, in CPU time of the painting thread (what one core spends, 
 shared machine too) and in wall time (pessimistic when other work shares the cores), and
 the largest PNG. Target: p95 at most 30 ms of one core; every PNG at most 200 KB.
 
-Run: ``uv run python benchmarks/images.py [--games 4 --seed 1]``
+Run: ``uv run python benchmarks/table/images.py [--games 4 --seed 1]``
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bot.engines.nothanks import NoThanksGame
 from bot.engines.rage import Phase, RageOptions, RageState

@@ -8,7 +8,7 @@ one public view built) and `replay_message` (the game's renderer, the replay con
 `fit`). The time per step is printed as p50/p95/max, overall, per game and per size, with
 the share of each part. Target: p95 under 30 ms per step.
 
-Run: ``uv run python benchmarks/replay.py [--games 200 --steps 2000]``
+Run: ``uv run python benchmarks/table/replay.py [--games 200 --steps 2000]``
 """
 
 from __future__ import annotations

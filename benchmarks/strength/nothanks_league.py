@@ -2,22 +2,22 @@
 
 Entrants (by name):
 
-- ``ismcts-N``: the independent information-set MCTS (benchmarks/nothanks_ismcts.py) with
-  N iterations a decision (25, 100, 400, 1600 in the standard league);
+- ``ismcts-N``: the independent information-set MCTS (nothanks_ismcts.py, beside this
+  script) with N iterations a decision (25, 100, 400, 1600 in the standard league);
 - ``easy``, ``normal``, ``hard``, ``expert``: the bot's levels as they are now (hard and
   expert capped by their iteration counts, never by the clock, so results do not depend
   on the machine's load); ``hard@N`` is the hard search with N iterations;
 - ``legacy-easy``, ``legacy-normal``, ``legacy-hard``: the levels as they were before
-  issue 16 (benchmarks/nothanks_legacy.py, frozen; legacy hard keeps its 250 ms budget,
-  which it rarely uses);
+  issue 16 (frozen/nothanks_legacy.py; legacy hard keeps its 250 ms budget, which it
+  rarely uses);
 - ``baseline``: take when the run-aware cost minus the chips on the card is at most 0.
 
 Every game is seeded; seats are rotated (league.schedule / league.head_to_head), and each
 seat has its own seeded random source, so a run is reproducible whatever the load.
 
-    uv run python benchmarks/nothanks_league.py league --players 3 --games 600 --workers 2
-    uv run python benchmarks/nothanks_league.py league --entrants before --games 420
-    uv run python benchmarks/nothanks_league.py h2h hard ismcts-400 --games 300 --workers 2
+    uv run python benchmarks/strength/nothanks_league.py league --players 3 --games 600 --workers 2
+    uv run python benchmarks/strength/nothanks_league.py league --entrants before --games 420
+    uv run python benchmarks/strength/nothanks_league.py h2h hard ismcts-400 --games 300 --workers 2
 """
 
 from __future__ import annotations
@@ -32,18 +32,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from frozen.nothanks_legacy import baseline_action
+from frozen.nothanks_legacy import choose_nothanks_action as legacy_action
 from league import (
     GameResult,
     League,
     head_to_head,
+    in_workers,
     percentile,
     run_league,
     schedule,
     wilson,
 )
 from nothanks_ismcts import ismcts_action
-from nothanks_legacy import baseline_action
-from nothanks_legacy import choose_nothanks_action as legacy_action
 
 from bot.ai import Level, choose_nothanks_action
 from bot.engines.nothanks import Action, NoThanksGame, PlayerView
@@ -128,8 +129,6 @@ def _hero_share(seat: int, ranks: Sequence[int]) -> float:
 
 def run_h2h(hero: str, opponent: str, players: int, games: int, seed: int, workers: int) -> None:
     """One hero seat against copies of the opponent: win share, margin and decision times."""
-    import multiprocessing
-
     jobs = [
         (lineup, deal, hero) for lineup, deal in head_to_head(hero, opponent, players, games, seed)
     ]
@@ -146,11 +145,7 @@ def run_h2h(hero: str, opponent: str, players: int, games: int, seed: int, worke
                 print(f"... after {len(results)} games, {elapsed:.0f} s:", flush=True)
                 print(h2h_report(results, hero, players), flush=True)
 
-    if workers > 1:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            collect(pool.imap(_h2h_job, jobs, chunksize=1))
-    else:
-        collect(map(_h2h_job, jobs))
+    collect(in_workers(_h2h_job, jobs, workers))
     elapsed = time.perf_counter() - started
     print(f"{title}, {workers} worker(s), {elapsed:.0f} s")
     print(h2h_report(results, hero, players))

@@ -1,5 +1,13 @@
 """A frozen copy of bot/ai/rage.py before issue 16, so the league can measure "before".
 
+Freezes bot/ai/rage.py at commit e61a8b7b7feff9baa7a13d9df65d26ce93116339: copied from
+there by 4027d8f, which made Rage hard look ahead (the code was last changed by 7f1730e
+and stayed so on main until the merge d97e723). From its imports on, the file is
+that commit's line for line; this prints nothing:
+
+    git show e61a8b7:bot/ai/rage.py | sed -n '/^from __future__/,$p' > /tmp/then
+    sed -n '/^from __future__/,$p' benchmarks/strength/frozen/rage_legacy.py | diff /tmp/then -
+
 Do not improve this file: it is the baseline the new levels are compared with.
 
 Computer players for Rage: bid from hand strength, then play towards the bid.

@@ -4,9 +4,10 @@ Game-neutral: a game's league script supplies the entrants (by name) and a funct
 plays one seeded game with a given line-up and returns each seat's rank (1 = best, ties
 share a rank) and score. This module schedules the line-ups, rotates seats, runs games in
 worker processes, and reports each entrant's win share with a 95% interval, its mean score
-and an OpenSkill rating over every game it played.
+and an OpenSkill rating over every game it played. The strength scripts
+(``<game>_strength.py``) share its worker pool and its intervals too.
 
-    from league import run_league, schedule  # run as `python benchmarks/<game>_league.py`
+    from league import run_league, schedule  # run as `python benchmarks/strength/<game>_league.py`
     table = run_league(schedule(names, 3, 600, seed=1), play_game, table_size=3, workers=2)
     print(table.report())
 """
@@ -18,8 +19,9 @@ import math
 import multiprocessing
 import random
 import statistics
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from openskill.models import PlackettLuce
 
@@ -27,6 +29,8 @@ from openskill.models import PlackettLuce
 GameResult = tuple[list[int], list[float]]
 # Plays one game: (line-up of entrant names by seat, seed) -> result by seat.
 PlayGame = Callable[[Sequence[str], int], GameResult]
+Job = TypeVar("Job")
+Done = TypeVar("Done")
 
 
 def wilson(successes: float, trials: int) -> tuple[float, float]:
@@ -39,6 +43,26 @@ def wilson(successes: float, trials: int) -> tuple[float, float]:
     spread = math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
     half = z * spread / (1 + z * z / trials)
     return centre - half, centre + half
+
+
+def interval(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95% normal-approximation confidence interval."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, float("nan")
+    return mean, 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def in_workers(
+    work: Callable[[Job], Done], jobs: Iterable[Job], workers: int, chunksize: int = 1
+) -> Iterator[Done]:
+    """``map(work, jobs)``, in that many spawned worker processes when more than one; the
+    results come in the jobs' order. ``work`` must be a module-level function."""
+    if workers <= 1:
+        yield from map(work, jobs)
+        return
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        yield from pool.imap(work, jobs, chunksize=chunksize)
 
 
 def schedule(
@@ -180,18 +204,10 @@ def run_league(
     """
     league = League(table_size)
     jobs = ((play_game, lineup, seed) for lineup, seed in games)
-    if workers <= 1:
-        results: Iterator[tuple[list[str], GameResult]] = map(_play, jobs)
-        for lineup, result in results:
-            league.add(lineup, result)
-            if progress:
-                progress(league)
-        return league
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        for lineup, result in pool.imap(_play, jobs, chunksize=1):
-            league.add(lineup, result)
-            if progress:
-                progress(league)
+    for lineup, result in in_workers(_play, jobs, workers):
+        league.add(lineup, result)
+        if progress:
+            progress(league)
     return league
 
 

@@ -4,17 +4,17 @@ Plays seeded 4-player games without variants (the hard player's seat rotates) an
 its win share (ties split) with a 95% confidence interval, plus how often each kind of
 player hit its bid.
 
-    uv run python benchmarks/rage_strength.py --games 500 --workers 2
+    uv run python benchmarks/strength/rage_strength.py --games 500 --workers 2
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import multiprocessing
 import random
 import statistics
 import time
+
+from league import in_workers, interval
 
 from bot.ai import Level, RageMemory, choose_rage_action
 from bot.ai.rage import baseline_action
@@ -66,15 +66,9 @@ def run(games: int, workers: int, seed: int, level: str, opponent: str) -> None:
     """Play the games and print the figures."""
     jobs = [(i, seed + i, level, opponent) for i in range(games)]
     start = time.perf_counter()
-    if workers > 1:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            results = pool.map(_work, jobs, chunksize=4)
-    else:
-        results = [_work(job) for job in jobs]
+    results = list(in_workers(_work, jobs, workers, chunksize=4))
     elapsed = time.perf_counter() - start
-    shares = [r[0] for r in results]
-    mean = statistics.fmean(shares)
-    half = 1.96 * statistics.stdev(shares) / math.sqrt(len(shares)) if len(shares) > 1 else math.nan
+    mean, half = interval([r[0] for r in results])
     print(
         f"{games} games, {level} vs three {opponent} players, {workers} worker(s), {elapsed:.0f} s"
     )

@@ -10,7 +10,7 @@ over
 many random calls.
 Target: p95 under 50 ms for stats and for leaderboards.
 
-Run: ``uv run python benchmarks/records.py [--games 100000 --players 5000 --calls 2000]``
+Run: ``uv run python benchmarks/table/records.py [--games 100000 --players 5000 --calls 2000]``
 """
 
 from __future__ import annotations

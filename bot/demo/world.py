@@ -129,6 +129,24 @@ def buttons(components: Any) -> list[tuple[str, bool]]:
     return found
 
 
+def decode_pictures_in_process() -> None:
+    """Let the preview check the demo's pictures in a thread instead of a new process each.
+
+    SimCord's preview validates every image in a fresh, killable subprocess (it may be
+    shown untrusted media). Here every image is a PNG the bot itself painted, and on a
+    loaded 2-core machine a process per picture fell behind a Rage round's pictures until
+    the page waited minutes at 'Completing action…'. The same check runs in a thread.
+    """
+    from simcord.preview import _media
+
+    async def decode(
+        self: _media.MediaWorker, key: str, blob: bytes, media_time: float | None
+    ) -> _media.MediaInfo:
+        return await asyncio.to_thread(_media._process_media, blob, media_time)
+
+    _media.MediaWorker._decode = decode  # type: ignore[method-assign]
+
+
 class DemoEnv(Env):
     """SimCord's Env with patience for a slow machine: a settle that outlasts its short
     horizon starts again from the present, until SETTLE_GIVE_UP."""
@@ -192,6 +210,7 @@ class World:
     @classmethod
     async def start(cls, options: DemoOptions, folder: Path) -> World:
         """Start the bot in SimCord on a fresh database in ``folder`` and build the server."""
+        decode_pictures_in_process()
         # Computers think in a thread: worker processes would only slow the start down.
         settings = Settings(token=PLACEHOLDER_TOKEN, database=folder / "cardtable.db", ai_workers=0)
         bot = create_bot(settings)

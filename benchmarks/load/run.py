@@ -13,10 +13,9 @@ interleaved; the medians are reported):
   the plain interaction callback that cardtable uses (no ``with_response``, nothing
   parsed back); **lean+DM** does both: the leanest bot making a move's REST calls;
   **lean+DM+save** also commits each click to SQLite before answering (a table's state,
-  metadata and move row in one transaction); **wire** and **wire+DM+save** are lean and
-  lean+DM+save making their REST calls on cardtable's own keep-alive HTTP client
-  (``bot.client.transport.http1``, as cardtable does) instead of aiohttp, so cardtable's CPU over
-  wire+DM+save is the game's own work. Default: baseline and lean+DM.
+  metadata and move row in one transaction). All of them, and cardtable, make every
+  REST call through discord.py's own HTTP client: one transport, side by side. Default:
+  baseline and lean+DM.
 
 The driver opens one No Thanks! table per guild the way people do (``/nothanks start``,
 two Join clicks, Start), follows each game with its own copy of the engine (the state read
@@ -112,9 +111,6 @@ BASELINES: dict[str, tuple[str, ...]] = {
     "lean": ("--lean",),  # answers with the plain callback, as cardtable does
     "lean+DM": ("--lean", "--living-dm"),  # the leanest bot with a move's REST traffic
     "lean+DM+save": ("--lean", "--living-dm", "--save"),  # ... and a move's durable save
-    # The same two on cardtable's own transport (bot.client.transport.http1) instead of aiohttp's.
-    "wire": ("--wire",),
-    "wire+DM+save": ("--wire", "--living-dm", "--save"),
 }
 DEFAULT_BASELINES = ("baseline", "lean+DM")
 # The bots that are cardtable: this checkout's, and with --previous an earlier one's.
@@ -889,8 +885,7 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
         " editing the clicker's DM; lean: answering with the plain callback, as cardtable"
         " does; lean+DM: both, the leanest bot making a move's REST calls; lean+DM+save:"
         " and committing each click to SQLite first (state, metadata and move row);"
-        " wire, wire+DM+save: lean and lean+DM+save on cardtable's own HTTP client"
-        " (bot.client.transport) instead of aiohttp; previous: the cardtable of --previous"
+        " previous: the cardtable of --previous"
         " (an earlier commit), its ratio is now/then"
     )
     print(

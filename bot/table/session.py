@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -398,8 +398,11 @@ class TableSession:
             self.engine = spec.engine_from_dict(record.state)
         # Computer players' memory of the round, per seat: never stored, freed on close.
         self.memory: dict[str, Any] = {}
-        # Called after every saved change (the host reschedules timers, frees closed tables).
-        self.on_changed: Callable[[TableSession, bool], None] = lambda session, published: None
+        # Called after every saved change, under the lock, with the letters it caused (the
+        # host reschedules timers, frees closed tables, queues the DMs in change order).
+        self.on_changed: Callable[[TableSession, bool, Sequence[Letter]], None] = (
+            lambda session, published, letters: None
+        )
 
     # -- reading ------------------------------------------------------------------------
 
@@ -538,7 +541,7 @@ class TableSession:
             except Exception:
                 # The change stands; the table message is brought up to date another way.
                 log.warning("answering a change of table %s failed", self.id, exc_info=True)
-        self.on_changed(self, published)
+        self.on_changed(self, published, draft.letters)
         return draft
 
     def _swap(self, draft: Draft) -> None:

@@ -23,7 +23,7 @@ from bot.engines.rage import (
 from bot.games.rage import GAME, SPEC
 from bot.i18n import t
 from bot.render.components import Click
-from bot.render.rage import hand_message
+from bot.render.rage import hand_message, scores_message
 from bot.table.errors import TableMovedOn, UserError
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec
@@ -44,7 +44,7 @@ class Rage(GameTableCog):
     """Rage tables: one per channel, persisted move by move."""
 
     spec: ClassVar[GameSpec] = SPEC
-    private_actions: ClassVar[tuple[str, ...]] = ("hand",)
+    private_actions: ClassVar[tuple[str, ...]] = ("hand", "scores")
 
     group = app_commands.Group(name="rage", description="Play Rage at this table")
 
@@ -116,7 +116,15 @@ class Rage(GameTableCog):
     async def show_private(
         self, interaction: discord.Interaction, session: TableSession, click: Click
     ) -> None:
-        """Show my hand: a new private panel; Back inside the panel shows the hand in place."""
+        """Show my hand: a new private panel; Back inside the panel shows the hand in place.
+        Scores: the score sheet, privately, for anyone who looks (it is public)."""
+        if click.action == "scores":
+            engine = session.engine
+            if not isinstance(engine, RageState):
+                raise TableMovedOn()
+            sheet = scores_message(session.facts(), engine.view(None), interaction.locale)
+            await interaction.response.send_message(**sheet, ephemeral=True)
+            return
         player = seat_of(interaction, session)
         message = interaction.message
         if message is not None and message.flags.ephemeral:

@@ -10,9 +10,15 @@ from types import ModuleType
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
-def load(name: str) -> ModuleType:
-    """The script benchmarks/<name>.py as a module, registered under its name."""
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+def load(script: str, name: str | None = None) -> ModuleType:
+    """benchmarks/<script>.py (e.g. "strength/league") as a module named after its file, or
+    ``name``, with its folder importable, as it is when the script runs."""
+    path = BENCHMARKS / f"{script}.py"
+    folder = str(path.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)  # a script imports the scripts beside it by name
+    name = name or path.stem
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # its dataclasses look their module up by name

@@ -25,7 +25,14 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # Read-side queries of the records (stats, leaderboards, history): no Discord.
     "bot/queries": ("bot.records", "bot.storage", "bot.table", "bot.queries"),
     "bot/i18n": ("bot.i18n",),
-    "bot/render": ("bot.engines", "bot.table", "bot.i18n", "bot.queries", "bot.render"),
+    "bot/render": (
+        "bot.engines",
+        "bot.records",
+        "bot.table",
+        "bot.i18n",
+        "bot.queries",
+        "bot.render",
+    ),
     # Each game's spec: its engine, renderer and computer player, tied for the table core.
     "bot/games": ("bot.engines", "bot.ai", "bot.table", "bot.render", "bot.games"),
     "bot/runtime": ("bot.runtime",),

@@ -14,6 +14,7 @@ from bot.i18n.catalogue import (
     Catalogue,
     catalogues,
     language_of,
+    number,
     t,
     translated_text,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "Catalogue",
     "catalogues",
     "language_of",
+    "number",
     "t",
     "translated_text",
 ]

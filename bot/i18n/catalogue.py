@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
 
 LOCALES_DIR = Path(__file__).resolve().parents[2] / "data" / "locales"
 FALLBACK = "en"
@@ -169,3 +170,12 @@ def _translate(memo: _Memo, key: str, locale: object | None, params: dict[str, o
     except (KeyError, IndexError, ValueError):
         log.exception("bad placeholders in %s translation of %r", catalogue.language, key)
         return forms[0]
+
+
+def number(value: float, locale: object | None, *, signed: bool = False) -> str:
+    """A number as the language writes it ("1,036", "1.036", "1 036"); with ``signed``, a
+    change with its sign ("+36", "−12": a real minus sign; "±0")."""
+    text = format_decimal(abs(value) if signed else value, locale=language_of(locale))
+    if not signed:
+        return text
+    return f"+{text}" if value > 0 else f"−{text}" if value < 0 else f"±{text}"

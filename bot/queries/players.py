@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.records.ratings import MIN_RATED_GAMES, Rating
+from bot.records.ratings import MIN_RATED_GAMES, Rating, displayed
 from bot.storage import Storage
 
 COMPUTER_PREFIX = "computer:"
@@ -197,10 +197,9 @@ async def player_stats(storage: Storage, guild_id: int, game: str, player: str) 
     )
 
 
-def shown_rating(value: float) -> str:
-    """A conservative rating as boards show it, one decimal ("12.3"; never "-0.0")."""
-    text = f"{value:.1f}"
-    return "0.0" if text == "-0.0" else text
+def shown_rating(value: float) -> int:
+    """A conservative rating (μ − 3σ) as boards show it: 1,000 for a newcomer."""
+    return displayed(value)
 
 
 def ranked(rows: list[Any]) -> tuple[BoardEntry, ...]:

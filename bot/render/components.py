@@ -274,6 +274,18 @@ def _item_of(component: dict[str, Any], row: int) -> discord.ui.Item[Any]:
     )
 
 
+def balanced_rows(count: int, per_row: int) -> list[int]:
+    """The row of each of ``count`` buttons, at most ``per_row`` a row and rows as even as
+    they can be, so that no button is left alone on a row (Discord's phone app wraps a row
+    by width, not by five: 9 cards in rows of 5 showed as 4 + 1 + 4)."""
+    if count <= 0:
+        return []
+    rows = -(-count // per_row)
+    base, extra = divmod(count, rows)
+    sizes = [base + 1] * extra + [base] * (rows - extra)
+    return [row for row, size in enumerate(sizes) for _ in range(size)]
+
+
 def static_view() -> StaticView:
     """A view for components the bot routes itself: discord.py never keeps it."""
     return StaticView()

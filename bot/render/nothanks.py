@@ -13,7 +13,7 @@ from bot.render.components import StaticView, custom_id, static_view
 from bot.render.images import nothanks as pictures
 from bot.render.images.cache import Picture
 from bot.render.limits import fit
-from bot.render.table import rating_note
+from bot.render.table import alt_text, rating_note
 from bot.table.spec import Letter, MessageFields, TableFacts, is_computer_id
 
 COLOUR = discord.Colour(0xE67E22)
@@ -74,34 +74,20 @@ def _cards_line(cards: tuple[int, ...], locale: object) -> str:
     return " — ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
-def game_embed(facts: TableFacts, game: PlayerView, locale: object) -> discord.Embed:
-    """The live table: the card and its chips first, whose turn, the pile, a compact row per
-    player, the last moves."""
+def game_embed(
+    facts: TableFacts, game: PlayerView, locale: object, *, pictures: bool = False
+) -> discord.Embed:
+    """The live table in a phone's screen: the card and its chips first, then (unless the
+    picture shows them) whose turn, the pile and one line per player; the last move."""
     embed = discord.Embed(
         title=heading(game.current_card, game.chips_on_card, locale), colour=COLOUR
     )
     embed.set_author(name=t("nothanks.game.title", locale))
-    active = game.active_player
-    embed.description = "\n".join(
-        [
-            t("nothanks.game.turn", locale, player=facts.mention(active or "")),
-            t("nothanks.game.pile", locale, count=game.cards_left),
-        ]
-    )
-    # One compact field per player: the name (and open chips), then runs and points on one line.
-    for player in game.players:
-        name = facts.name(player)
-        chips = game.chips[player]
-        if game.open_chips and chips is not None:
-            name = t("nothanks.game.player_chips", locale, player=name, count=chips)
-        if player == active:
-            name = f"▶ {name}"
-        embed.add_field(name=name, value=_player_cards(game, player, locale), inline=True)
-    lines = history_lines(facts, game, locale)
-    if lines:
-        embed.add_field(
-            name=t("nothanks.game.last_moves", locale), value="\n".join(lines), inline=False
-        )
+    lines = [] if pictures else table_lines(facts, game, locale)
+    last = history_lines(facts, game, locale)[-1:]
+    if last:
+        lines.append(t("nothanks.game.last_move", locale, move=last[0]))
+    embed.description = "\n".join(lines)
     chips_mode = (
         "nothanks.option.open_chips_on" if game.open_chips else "nothanks.option.open_chips_off"
     )
@@ -115,6 +101,32 @@ def game_embed(facts: TableFacts, game: PlayerView, locale: object) -> discord.E
         )
     )
     return embed
+
+
+def table_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[str]:
+    """Whose turn, the pile, and one line per player: '▶ cid — 12–14 · 27 — **66** points'."""
+    active = game.active_player
+    lines = [
+        t("nothanks.game.turn", locale, player=facts.mention(active or "")),
+        t("nothanks.game.pile", locale, count=game.cards_left),
+    ]
+    for player in game.players:
+        name = f"**{facts.name(player)}**"
+        chips = game.chips[player]
+        if game.open_chips and chips is not None:
+            name = t("nothanks.game.player_chips", locale, player=name, count=chips)
+        if player == active:
+            name = f"▶ {name}"
+        lines.append(f"{name} — {_player_cards(game, player, locale)}")
+    return lines
+
+
+def table_alt(facts: TableFacts, game: PlayerView, locale: object) -> str:
+    """The whole table as plain text, for the picture's alt text (screen readers)."""
+    lines = [heading(game.current_card, game.chips_on_card, locale)]
+    lines += table_lines(facts, game, locale)
+    lines += history_lines(facts, game, locale)[-1:]
+    return alt_text(facts, t("images.alt.nothanks", locale), lines)
 
 
 def final_embed(facts: TableFacts, game: PlayerView, locale: object) -> discord.Embed:
@@ -291,7 +303,9 @@ class NoThanksRenderer:
             return [t("nothanks.option.open_chips_on", locale)]
         return [t("nothanks.option.open_chips_off", locale)]
 
-    def table(self, facts: TableFacts, public: PlayerView, locale: object) -> MessageFields:
+    def table(
+        self, facts: TableFacts, public: PlayerView, locale: object, *, pictures: bool = False
+    ) -> MessageFields:
         """The live table; the first move's message says who starts."""
         content = None
         pinged: list[discord.Object] = []
@@ -302,7 +316,7 @@ class NoThanksRenderer:
                 pinged.append(discord.Object(int(starter)))  # the one person to ping: the starter
         return {
             "content": content,
-            "embed": game_embed(facts, public, locale),
+            "embed": game_embed(facts, public, locale, pictures=pictures),
             "view": game_view(facts, public, locale),
             "allowed_mentions": discord.AllowedMentions(
                 everyone=False, roles=False, users=pinged, replied_user=False
@@ -327,13 +341,7 @@ class NoThanksRenderer:
             final = pictures.final_scene(facts, public, locale)
             return Picture(final, pictures.final_png, t("images.alt.nothanks_final", locale))
         scene = pictures.table_scene(facts, public, locale)
-        alt = " ".join(
-            [
-                t("images.alt.nothanks", locale),
-                f"{scene.card} · {scene.chips_label} · {scene.pile_label}.",
-            ]
-        )
-        return Picture(scene, pictures.table_png, alt)
+        return Picture(scene, pictures.table_png, table_alt(facts, public, locale))
 
     def private(self, facts: TableFacts, view: PlayerView, locale: object) -> MessageFields:
         """A player's chips, cards and score, within Discord's limits."""

@@ -23,11 +23,12 @@ from bot.engines.rage import (
 from bot.engines.rage.cards import CHANGE_TRUMP, MINUS_FIVE, NO_TRUMP, PLUS_FIVE
 from bot.engines.rage.scoring import ScoreSheet
 from bot.i18n import t
-from bot.render.components import TableButton, custom_id, static_view
+from bot.render.components import balanced_rows, custom_id, static_view
 from bot.render.images import rage as pictures
 from bot.render.images.cache import Picture
+from bot.render.images.cards import RAGE_SHAPE
 from bot.render.limits import fit
-from bot.render.table import rating_note
+from bot.render.table import alt_text, rating_note
 from bot.table.spec import MessageFields, TableFacts
 
 COLOUR = discord.Colour(0xC0392B)
@@ -39,6 +40,12 @@ SQUARES = {
     Colour.VIOLET: "🟪",
     Colour.ORANGE: "🟧",
 }
+# The shape each colour has in the pictures (RAGE_SHAPE), as a glyph: colour is never told
+# by hue alone (green, red, yellow and orange merge for deuteranopes).
+GLYPHS = {"circle": "●", "triangle": "▲", "square": "■", "star": "★", "diamond": "◆", "cross": "✚"}
+SHAPES = {colour: GLYPHS[RAGE_SHAPE[colour.code]] for colour in Colour}
+# What stands for a colour in text and on buttons: its square and its shape, e.g. '🟦●'.
+TOKENS = {colour: f"{SQUARES[colour]}{SHAPES[colour]}" for colour in Colour}
 ACTION_KEYS = {
     JOKER: "rage.card.joker",
     NO_TRUMP: "rage.card.no_trump",
@@ -49,17 +56,17 @@ ACTION_KEYS = {
 
 
 def colour_name(colour: Colour, locale: object) -> str:
-    """A colour with its square, e.g. '🟥 red'."""
-    return f"{SQUARES[colour]} {t(f'rage.colour.{colour.code}', locale)}"
+    """A colour with its token, e.g. '🟥■ red'."""
+    return f"{TOKENS[colour]} {t(f'rage.colour.{colour.code}', locale)}"
 
 
 def card_name(card: Card, locale: object, named: Colour | None = None) -> str:
-    """A card as players read it: '🟥 7', 'Joker (🟦)', 'No Trump'."""
+    """A card as players read it: '🟥■ 7', 'Joker (🟦●)', 'No Trump'."""
     if card.colour is not None:
-        return f"{SQUARES[card.colour]} {card.value}"
+        return f"{TOKENS[card.colour]} {card.value}"
     text = t(ACTION_KEYS[card], locale)
     if card == JOKER and named is not None:
-        text = f"{text} ({SQUARES[named]})"
+        text = f"{text} ({TOKENS[named]})"
     return text
 
 
@@ -152,57 +159,72 @@ def round_summary(facts: TableFacts, sheet: ScoreSheet, locale: object) -> str |
     return "\n".join(lines)
 
 
-def game_embed(facts: TableFacts, state: RageView, locale: object) -> discord.Embed:
-    """The live table: round, dealer, trump, the trick so far, turn, bids, tricks, totals."""
+def game_embed(
+    facts: TableFacts, state: RageView, locale: object, *, pictures: bool = False
+) -> discord.Embed:
+    """The live table in a phone's screen: the trick (unless the picture shows it), whose
+    turn, one line per player, and the last trick or the last round's points.
+
+    The score sheet is a tap away (Scores); nothing is said twice.
+    """
     embed = discord.Embed(title=t("rage.game.title", locale, round=state.round), colour=COLOUR)
-    lines = [
-        t(
-            "rage.game.dealer",
-            locale,
-            dealer=facts.name(state.dealer),
-            count=state.cards_per_hand,
-        ),
-        trump_line(state, locale),
-        *trick_lines(facts, state, locale)[1:],
-    ]
+    lines = [] if pictures else [trump_line(state, locale), *trick_lines(facts, state, locale)]
     waiting = state.players_to_act
     if state.phase is Phase.BIDDING:
         who = ", ".join(facts.mention(player) for player in waiting)
         lines.append(t("rage.game.bidding", locale, players=who))
     elif state.phase is Phase.PLAYING and waiting:
         lines.append(t("rage.game.turn", locale, player=facts.mention(waiting[0])))
+    lines += [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
+    latest = latest_line(facts, state, locale)
+    if latest is not None:
+        lines.append(latest)
     embed.description = "\n".join(lines)
-    trick = state.trick
-    if state.phase is Phase.PLAYING:
-        value = "\n".join(
-            f"{facts.name(play.player)}: {card_name(play.card, locale, play.colour)}"
-            for play in trick
-        )
-        embed.add_field(
-            name=t("rage.game.trick", locale, number=state.trick_number),
-            value=value or t("rage.game.trick_empty", locale),
-            inline=False,
-        )
-    last = state.last_trick
-    if last is not None:
-        embed.add_field(
-            name=t("rage.game.last_trick", locale),
-            value=last_trick_text(facts, last, locale),
-            inline=False,
-        )
-    rows = [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
-    embed.add_field(name=t("rage.game.players", locale), value="\n".join(rows), inline=False)
-    sheet = state.score_sheet
-    summary = round_summary(facts, sheet, locale)
-    if summary is not None:
-        embed.add_field(
-            name=t("rage.game.sheet", locale),
-            value=sheet_block(facts, sheet, locale),
-            inline=False,
-        )
-        embed.add_field(name=t("rage.game.last_round", locale), value=summary, inline=False)
     embed.set_footer(text=t("rage.game.footer", locale, table=facts.id, move=state.move_number))
     return embed
+
+
+def latest_line(facts: TableFacts, state: RageView, locale: object) -> str | None:
+    """The last trick of this round, labelled with its number; at a round's start, what
+    the round just scored gave each player instead (never a trick of an earlier round)."""
+    last = state.last_trick
+    if state.phase is Phase.PLAYING and state.trick_number > 1 and last is not None:
+        return t(
+            "rage.game.last_trick_line",
+            locale,
+            number=state.trick_number - 1,
+            result=trick_line(facts, last, locale),
+        )
+    done = [row for row in state.score_sheet.rows if row.complete]
+    if not done:
+        return None
+    row = done[-1]
+    points = " · ".join(
+        f"{facts.name(entry.player)} {signed(entry.points or 0)}" for entry in row.entries
+    )
+    return t("rage.game.round_scored", locale, round=row.round, points=points)
+
+
+def scores_message(facts: TableFacts, state: RageView, locale: object) -> MessageFields:
+    """The score sheet on demand (Scores): every round so far, and the last one in full."""
+    sheet = state.score_sheet
+    embed = discord.Embed(title=t("rage.game.sheet", locale), colour=COLOUR)
+    summary = round_summary(facts, sheet, locale)
+    embed.description = (
+        sheet_block(facts, sheet, locale) if summary else t("rage.game.no_scores", locale)
+    )
+    if summary is not None:
+        embed.add_field(name=t("rage.game.last_round", locale), value=summary, inline=False)
+    return fit({"embed": embed})
+
+
+def table_alt(facts: TableFacts, state: RageView, locale: object) -> str:
+    """The whole table as plain text, for the picture's alt text (screen readers)."""
+    lines = [t("rage.game.title", locale, round=state.round), trump_line(state, locale)]
+    lines += trick_lines(facts, state, locale)
+    lines += [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
+    lines.append(latest_line(facts, state, locale) or "")
+    return alt_text(facts, t("images.alt.rage_trick", locale), lines)
 
 
 def player_line(facts: TableFacts, state: RageView, seat: int, locale: object) -> str:
@@ -276,12 +298,17 @@ def rules_embed(locale: object) -> discord.Embed:
 
 
 def table_view(facts: TableFacts, state: RageView, locale: object) -> discord.ui.View:
-    """The one public button: Show my hand (bids and plays happen in the private view)."""
-    return static_view().add_button(
+    """Show my hand (bids and plays happen in the private view) and Scores (the sheet)."""
+    view = static_view().add_button(
         custom_id(facts.game, facts.id, state.move_number, "hand"),
         label=t("rage.button.hand", locale),
         style=discord.ButtonStyle.primary,
         emoji="🂠",
+    )
+    return view.add_button(
+        custom_id(facts.game, facts.id, state.move_number, "scores"),
+        label=t("rage.button.scores", locale),
+        emoji="📋",
     )
 
 
@@ -324,6 +351,33 @@ def forbidden_bid(view: RageView) -> int | None:
     return missing[0] if legal and missing else None
 
 
+# Buttons a row on the private panel: card labels ('🟦● 12') fit four on a phone's row,
+# bid numbers five, colour names ('🟥■ red (trump)') three.
+CARDS_PER_ROW = 4
+BIDS_PER_ROW = 5
+COLOURS_PER_ROW = 3
+
+
+def what_to_do(facts: TableFacts, view: RageView, locale: object, *, joker: bool) -> str:
+    """The panel's first line: what this player does now, or whom everyone waits for."""
+    assert view.viewer is not None
+    if view.viewer not in view.players_to_act:
+        if not view.players_to_act:
+            return t("rage.hand.game_over", locale)
+        waiting = ", ".join(facts.name(p) for p in view.players_to_act)
+        return t("rage.panel.waiting", locale, players=waiting)
+    if view.phase is Phase.BIDDING:
+        return t("rage.panel.bid", locale, max=view.cards_per_hand)
+    if joker:
+        return t("rage.hand.joker_colour", locale)
+    led = view.led_colour
+    if led is None:
+        return t("rage.panel.lead", locale)
+    follows = any(isinstance(a, Play) and a.card.colour is led for a in view.legal_actions)
+    key = "rage.panel.follow" if follows else "rage.panel.free"
+    return t(key, locale, colour=colour_name(led, locale))
+
+
 def hand_message(
     facts: TableFacts,
     view: RageView,
@@ -332,17 +386,18 @@ def hand_message(
     note: str | None = None,
     joker: bool = False,
 ) -> MessageFields:
-    """A player's private panel: the trick, the sorted hand, and the legal choices as buttons.
+    """A player's private panel: what to do first, then the round, the trick, and the
+    hand once (as the card buttons; as text while the buttons are bids).
 
     Every card is a button (disabled when it may not be played now), bids are number
-    buttons and a Joker's colour is colour buttons with Back. Within Discord's limits.
+    buttons and a Joker's colour is colour buttons with Back, in even rows. Within
+    Discord's limits.
     """
     assert view.viewer is not None
     seat = view.players.index(view.viewer)
     lines = [note] if note else []
-    lines.append(t("rage.hand.title", locale, round=view.round))
-    lines.append(hand_text(view.hand, locale, view.trump))
-    lines.append(trump_line(view, locale))
+    lines.append(f"**{what_to_do(facts, view, locale, joker=joker)}**")
+    lines.append(f"{t('rage.panel.round', locale, round=view.round)} · {trump_line(view, locale)}")
     lines += trick_lines(facts, view, locale)
     own_bid = view.bids[seat]
     if own_bid is not None:
@@ -351,28 +406,26 @@ def hand_message(
     move = view.move_number
     my_turn = view.viewer in view.players_to_act
     legal = view.legal_actions if my_turn else ()
+    # (action, label, arg, disabled) of each button, laid out in even rows at the end.
+    buttons: list[tuple[str, str, str, bool]] = []
+    per_row = CARDS_PER_ROW
 
-    def button(action: str, label: str, arg: str, *, disabled: bool = False) -> None:
-        style = discord.ButtonStyle.secondary if disabled else discord.ButtonStyle.primary
-        components.add_button(
-            custom_id(facts.game, facts.id, move, action, arg),
-            label=label,
-            style=style,
-            disabled=disabled,
-        )
-
-    if view.phase is Phase.BIDDING and my_turn:
-        lines.append(t("rage.hand.your_bid", locale))
-        legal_bids = {a.tricks for a in legal if isinstance(a, Bid)}
-        forbidden = forbidden_bid(view)
-        if forbidden is not None:
-            lines.append(
-                t("rage.hand.forbidden", locale, bid=forbidden, tricks=view.cards_per_hand)
-            )
-        for bid in range(view.cards_per_hand + 1):
-            button("bid", str(bid), f"{view.round}_{bid}", disabled=bid not in legal_bids)
+    if view.phase is Phase.BIDDING:
+        # The buttons are bids (or none): the hand is shown as text, once.
+        lines.append(t("rage.panel.hand", locale, cards=hand_text(view.hand, locale, view.trump)))
+        if my_turn:
+            legal_bids = {a.tricks for a in legal if isinstance(a, Bid)}
+            forbidden = forbidden_bid(view)
+            if forbidden is not None:
+                lines.append(
+                    t("rage.hand.forbidden", locale, bid=forbidden, tricks=view.cards_per_hand)
+                )
+            per_row = BIDS_PER_ROW
+            buttons = [
+                ("bid", str(bid), f"{view.round}_{bid}", bid not in legal_bids)
+                for bid in range(view.cards_per_hand + 1)
+            ]
     elif joker and my_turn:
-        lines.append(t("rage.hand.joker_colour", locale))
         colours = sorted(
             {
                 a.colour
@@ -386,22 +439,34 @@ def hand_message(
                 label = t("rage.hand.colour_trump", locale, colour=label)
             elif colour is view.led_colour:
                 label = t("rage.hand.colour_led", locale, colour=label)
-            button("joker", label, colour.code)
-        components.add_item(
-            TableButton.make(
-                facts.game, facts.id, move, "hand", label=t("rage.button.back", locale), emoji="↩️"
-            )
-        )
+            buttons.append(("joker", label, colour.code, False))
+        per_row = COLOURS_PER_ROW
     elif view.phase is Phase.PLAYING:
-        if my_turn:
-            lines.append(t("rage.hand.your_turn", locale))
         playable = {a.card for a in legal if isinstance(a, Play)}
         seen: list[Card] = []
         for card in sort_hand(view.hand, view.trump):
             # Two copies of a card (Jokers, action cards) need two custom ids.
             arg = card.code if card not in seen else f"{card.code}_{seen.count(card)}"
             seen.append(card)
-            button("play", card_name(card, locale), arg, disabled=card not in playable)
+            buttons.append(("play", card_name(card, locale), arg, card not in playable))
+    back = joker and my_turn and view.phase is Phase.PLAYING
+    rows = balanced_rows(len(buttons) + back, per_row)
+    for (action, label, arg, disabled), row in zip(buttons, rows, strict=False):
+        style = discord.ButtonStyle.secondary if disabled else discord.ButtonStyle.primary
+        components.add_button(
+            custom_id(facts.game, facts.id, move, action, arg),
+            label=label,
+            style=style,
+            disabled=disabled,
+            row=row,
+        )
+    if back:
+        components.add_button(
+            custom_id(facts.game, facts.id, move, "hand"),
+            label=t("rage.button.back", locale),
+            emoji="↩️",
+            row=rows[-1],
+        )
     return fit({"content": "\n".join(lines), "view": components})
 
 
@@ -426,12 +491,18 @@ class RageRenderer:
         lines = [t(f"rage.option.{name}", locale) for name in OPTION_NAMES if options.get(name)]
         return lines or [t("rage.option.none", locale)]
 
-    def table(self, facts: TableFacts, public: RageView, locale: object) -> MessageFields:
-        """The live table with its Show my hand button."""
+    def table(
+        self, facts: TableFacts, public: RageView, locale: object, *, pictures: bool = False
+    ) -> MessageFields:
+        """The live table with its Show my hand and Scores buttons."""
         return {
-            "embed": game_embed(facts, public, locale),
+            "embed": game_embed(facts, public, locale, pictures=pictures),
             "view": table_view(facts, public, locale),
         }
+
+    def scores(self, facts: TableFacts, public: RageView, locale: object) -> MessageFields:
+        """The score sheet, privately, for whoever taps Scores."""
+        return scores_message(facts, public, locale)
 
     def final(self, facts: TableFacts, public: RageView, locale: object) -> MessageFields:
         """The final standings and the whole score sheet."""
@@ -448,9 +519,7 @@ class RageRenderer:
         if isinstance(scene, pictures.SheetScene):
             alt = f"{t('images.alt.rage_sheet', locale)} {scene.title}."
             return Picture(scene, pictures.sheet_png, alt)
-        return Picture(
-            scene, pictures.trick_png, f"{t('images.alt.rage_trick', locale)} {scene.title}."
-        )
+        return Picture(scene, pictures.trick_png, table_alt(facts, public, locale))
 
     def private(self, facts: TableFacts, view: RageView, locale: object) -> MessageFields:
         """A player's hand with their legal choices."""

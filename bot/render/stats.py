@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import discord
 
-from bot.i18n import t
+from bot.i18n import number, t
 from bot.queries.players import (
     BOARD_THRESHOLD,
     BoardEntry,
@@ -14,6 +14,7 @@ from bot.queries.players import (
     RageFigures,
     shown_rating,
 )
+from bot.records.ratings import DISPLAY_BASE, DISPLAY_SCALE
 from bot.render.components import TableSelect, static_view
 from bot.render.limits import fit
 from bot.table.spec import MessageFields, escape_name, one_line
@@ -101,21 +102,28 @@ def stats_message(
 
 
 def rating_text(stats: PlayerStats, locale: object) -> str:
-    """The rating field: μ − 3σ with μ and σ, and how far the player is from the board."""
+    """The rating field: the rating, how far the player is from the board, and what the
+    number means (the only place μ and σ are shown, and only to whoever asked)."""
     rating = stats.rating
     if rating is None:
-        return t("stats.unrated", locale)
+        return t("stats.unrated", locale, base=number(DISPLAY_BASE, locale))
     text = t(
         "stats.rating_value",
         locale,
-        rating=shown_rating(rating.conservative),
-        mu=f"{rating.mu:.1f}",
-        sigma=f"{rating.sigma:.1f}",
+        rating=number(shown_rating(rating.conservative), locale),
         count=rating.games,
     )
     if rating.games_to_board:
         text += "\n" + t("stats.provisional", locale, count=rating.games_to_board)
-    return text
+    explained = t(
+        "stats.rating_explained",
+        locale,
+        base=number(DISPLAY_BASE, locale),
+        scale=number(DISPLAY_SCALE, locale),
+        mu=number(round(rating.mu, 1), locale),
+        sigma=number(round(rating.sigma, 1), locale),
+    )
+    return f"{text}\n-# {explained}"
 
 
 def board_lines(entries: tuple[BoardEntry, ...], locale: object) -> str:
@@ -126,7 +134,7 @@ def board_lines(entries: tuple[BoardEntry, ...], locale: object) -> str:
             locale,
             rank=entry.rank,
             player=entry_name(entry, locale),
-            rating=shown_rating(entry.rating),
+            rating=number(shown_rating(entry.rating), locale),
             count=entry.games,
         )
         for entry in entries

@@ -6,23 +6,42 @@ hidden card or bid cannot reach a channel by a slip.
 
 from __future__ import annotations
 
+import re
+
 import discord
 
-from bot.i18n import t
+from bot.i18n import number, t
+from bot.records.ratings import displayed_change
 from bot.render.components import TableButton, TableSelect, static_view
 from bot.render.images.cache import Picture
 from bot.render.limits import fit
 from bot.table.spec import GameRenderer, MessageFields, PublicTable, TableFacts, is_computer_id
 
+_MENTION = re.compile(r"<@!?(\d+)>")
+_ESCAPED = re.compile(r"\\(.)")
+# Discord's limit for an attachment's description (its alt text).
+ALT_TEXT = 1024
+
+
+def alt_text(facts: TableFacts, intro: str, lines: list[str]) -> str:
+    """A picture's alt text: the whole table as plain sentences (no markdown, names for
+    mentions), so a screen reader reads what the picture shows."""
+    text = ". ".join(line.rstrip(".") for line in [intro, *lines] if line) + "."
+    text = _MENTION.sub(lambda match: facts.plain_name(match.group(1)), text)
+    text = _ESCAPED.sub(r"\1", text.replace("**", ""))
+    return text if len(text) <= ALT_TEXT else text[: ALT_TEXT - 1] + "…"
+
 
 def rating_note(facts: TableFacts, player: str, locale: object) -> str:
-    """' · rating +1.8' after a finished game's row, or nothing for a player not rated."""
+    """' · Δ +36' (the rating's change) after a finished game's row, or nothing for a
+    player not rated."""
     level = facts.computers.get(str(player))
     key = str(player) if level is None else f"computer:{level}"  # as the records count it
     change = facts.rating_changes.get(key)
     if change is None:
         return ""
-    return " · " + t("final.rating_change", locale, change=f"{change:+.1f}")
+    shown = number(displayed_change(change), locale, signed=True)
+    return " · " + t("final.rating_change", locale, change=shown)
 
 
 def lobby_embed(public: PublicTable, renderer: GameRenderer, locale: object) -> discord.Embed:
@@ -146,12 +165,16 @@ def rematch_view(facts: TableFacts, locale: object) -> discord.ui.View:
     return view
 
 
-def public_message(public: PublicTable, renderer: GameRenderer, locale: object) -> MessageFields:
+def public_message(
+    public: PublicTable, renderer: GameRenderer, locale: object, *, pictures: bool = False
+) -> MessageFields:
     """The table's one public message, whatever state it is in, within Discord's limits.
 
-    It pings nobody unless the game names who: mentions in its text only show names.
+    It pings nobody unless the game names who: mentions in its text only show names. With
+    ``pictures`` the running game's picture is the table, and the text says only what the
+    picture does not.
     """
-    fields = _public_message(public, renderer, locale)
+    fields = _public_message(public, renderer, locale, pictures)
     if "allowed_mentions" not in fields:
         fields["allowed_mentions"] = discord.AllowedMentions.none()
     return fit(fields)
@@ -198,7 +221,9 @@ def _prompt(fields: MessageFields, facts: TableFacts, deciding: list[str], local
     )
 
 
-def _public_message(public: PublicTable, renderer: GameRenderer, locale: object) -> MessageFields:
+def _public_message(
+    public: PublicTable, renderer: GameRenderer, locale: object, pictures: bool
+) -> MessageFields:
     facts = public.facts
     if facts.status == "lobby":
         return {
@@ -213,7 +238,7 @@ def _public_message(public: PublicTable, renderer: GameRenderer, locale: object)
         fields["view"] = rematch_view(facts, locale)
         fields.setdefault("content", None)
         return fields
-    fields = renderer.table(facts, public.view, locale)
+    fields = renderer.table(facts, public.view, locale, pictures=pictures)
     fields.setdefault("content", None)
     if public.notice is not None:
         key, player = public.notice

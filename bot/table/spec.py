@@ -143,8 +143,11 @@ class GameRenderer(Protocol):
         """The table's options in words, for the lobby."""
         ...
 
-    def table(self, facts: TableFacts, public: Any, locale: object) -> MessageFields:
-        """The public message of a running game, from the public view."""
+    def table(
+        self, facts: TableFacts, public: Any, locale: object, *, pictures: bool = False
+    ) -> MessageFields:
+        """The public message of a running game, from the public view; with ``pictures``
+        the game's picture goes with it and shows the table, so the text can be short."""
         ...
 
     def final(self, facts: TableFacts, public: Any, locale: object) -> MessageFields:

@@ -1,4 +1,4 @@
-"""The click-work benchmark (benchmarks/click_work.py) runs and times every part."""
+"""The click-work benchmark (benchmarks/table/click_work.py) runs and times every part."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from tests.benchmark_scripts import load
 
-click_work = load("click_work")
+click_work = load("table/click_work")
 
 
 def test_every_position_is_a_running_table_with_a_move_to_make() -> None:

@@ -1,12 +1,13 @@
-"""The sparring league's schedule and standings (benchmarks/league.py)."""
+"""The sparring league's schedule and standings (benchmarks/strength/league.py)."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 from tests.benchmark_scripts import load
 
-league = load("league")
+league = load("strength/league")
 
 
 def _by_seat_order(lineup, seed):
@@ -58,3 +59,17 @@ def test_a_stronger_entrant_rates_higher_and_ties_split_the_win() -> None:
     tie = league.League(2)
     tie.add(["x", "y"], ([1, 1], [0.0, 0.0]))
     assert tie.standings["x"].wins == 0.5
+
+
+def test_in_workers_keeps_the_jobs_order_in_one_process_or_several() -> None:
+    """The strength scripts' pool: the same results in the same order either way."""
+    jobs = [3, -1, 4, -1, -5]
+    assert list(league.in_workers(abs, jobs, workers=1)) == [3, 1, 4, 1, 5]
+    assert list(league.in_workers(abs, jobs, workers=2, chunksize=2)) == [3, 1, 4, 1, 5]
+
+
+def test_interval_is_the_mean_and_its_normal_half_width() -> None:
+    """1.96 standard errors either side of the mean; one value has no width to give."""
+    mean, half = league.interval([0.0, 1.0, 0.0, 1.0])
+    assert mean == 0.5 and round(half, 4) == round(1.96 * (1 / 3) ** 0.5 / 2, 4)
+    assert math.isnan(league.interval([1.0])[1])

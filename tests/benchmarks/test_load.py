@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from types import ModuleType
 
 import pytest
 
-from tests.benchmark_scripts import BENCHMARKS
+from tests.benchmark_scripts import load
 
 
 def load_run() -> ModuleType:
     """benchmarks/load/run.py as a module, with its folder's scripts importable."""
-    folder = BENCHMARKS / "load"
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-    spec = importlib.util.spec_from_file_location("load_run", folder / "run.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["load_run"] = module  # its dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+    return load("load/run", name="load_run")
 
 
 @pytest.mark.parametrize("mode", ["cardtable", "lean+DM+save"])

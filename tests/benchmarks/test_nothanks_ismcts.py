@@ -1,31 +1,16 @@
-"""The league's independent No Thanks! opponent (benchmarks/nothanks_ismcts.py)."""
+"""The league's independent No Thanks! opponent (benchmarks/strength/nothanks_ismcts.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from bot.ai.nothanks import baseline_action
 from bot.engines.nothanks import NoThanksGame, starting_chips
+from tests.benchmark_scripts import load
 
-
-def _load(name: str) -> ModuleType:
-    """Import a benchmark script as a module (benchmarks/ is not a package)."""
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ismcts = _load("nothanks_ismcts")
+ismcts = load("strength/nothanks_ismcts")
 NAMES = ["p0", "p1", "p2", "p3"]
 
 

@@ -1,4 +1,4 @@
-"""The straightforward Rage heuristic of issue 16 (benchmarks/rage_heuristic.py)."""
+"""The straightforward Rage heuristic of issue 16 (benchmarks/strength/rage_heuristic.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from bot.engines.rage import JOKER, Bid, Card, Colour, Play, RageOptions, RageState
 from tests.benchmark_scripts import load
 
-heuristic = load("rage_heuristic")
+heuristic = load("strength/rage_heuristic")
 
 NAMES = ("anja", "bernd", "claudia", "dieter", "emil", "frida", "gustav", "hanna")
 

@@ -40,7 +40,9 @@ class HighCardRenderer:
         """High card has no variants."""
         return ["Two rounds; the highest card of each round scores a point"]
 
-    def table(self, facts: TableFacts, public: HighCardView, locale: object) -> MessageFields:
+    def table(
+        self, facts: TableFacts, public: HighCardView, locale: object, *, pictures: bool = False
+    ) -> MessageFields:
         """The round, whose turn it is, this round's cards and the points; Show my cards."""
         embed = discord.Embed(title=f"High card — round {public.round}", colour=COLOUR)
         lines = [f"Turn: {facts.mention(public.active_player or '')}"]

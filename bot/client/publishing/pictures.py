@@ -40,15 +40,6 @@ class TablePicture:
         return discord.File(io.BytesIO(self.png), filename=FILENAME, description=self.alt)
 
 
-def text_only(fields: MessageFields) -> MessageFields:
-    """The same message without its picture."""
-    fields = {key: value for key, value in fields.items() if key not in ("file", "attachments")}
-    embed = fields.get("embed")
-    if embed is not None:
-        embed.set_image(url=None)
-    return fields
-
-
 class Pictures:
     """The painted pictures, which message carries which, and where they are refused.
 
@@ -141,8 +132,10 @@ class Pictures:
         fields: MessageFields,
         picture: TablePicture | None,
         edit: Callable[..., Awaitable[Any]],
+        as_text: Callable[[], MessageFields],
     ) -> Any:
-        """Edit a message, uploading the picture only if it changed; text if it is refused."""
+        """Edit a message, uploading the picture only if it changed; if Discord refuses the
+        picture, the whole table as text (``as_text``: the message made without one)."""
         uploads = picture is not None and self._carried.get(message_id, _UNKNOWN) != picture.key
         try:
             result = await edit(**self.for_edit(message_id, dict(fields), picture))
@@ -152,7 +145,7 @@ class Pictures:
                 raise
             self.refuse(session, error)
             picture = None
-            result = await edit(**self.for_edit(message_id, text_only(fields), None))
+            result = await edit(**self.for_edit(message_id, dict(as_text()), None))
         except BaseException:
             self._carried.pop(message_id, None)  # it may or may not have changed
             raise

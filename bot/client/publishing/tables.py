@@ -16,7 +16,7 @@ import discord
 
 from bot.client.outbound.lane import Lane, Priority
 from bot.client.publishing.host import Host, shown
-from bot.client.publishing.pictures import Pictures, TablePicture, text_only
+from bot.client.publishing.pictures import Pictures, TablePicture
 from bot.i18n import t
 from bot.render.images.cache import FILENAME
 from bot.render.table import public_message, public_picture
@@ -62,32 +62,33 @@ class TableMessages:
     async def message(self, session: TableSession) -> tuple[MessageFields, TablePicture | None]:
         """The table's public message and its picture, when the server shows pictures.
 
-        The picture is painted in a worker thread, once per state (see PictureCache). If it
-        cannot be painted, that is logged and the message goes out as text, which says the
-        same: a picture never stops a move from being shown.
+        With a picture, the picture is the table and the text says only what it does not
+        (whose turn, the timer, the last move). The picture is painted in a worker thread,
+        once per state (see PictureCache). If it cannot be painted, that is logged and the
+        whole table goes out as text: a picture never stops a move from being shown.
         """
         public = session.public()
         locale = self.table_locale(session)
-        fields = public_message(public, session.spec.renderer, locale)
-        embed = fields.get("embed")
+        picture = None
         if (
-            embed is None
-            or not self.host.images.images_for(session.record.guild_id)
-            or self.pictures.refused_lately(session.channel_id)
+            public.facts.status in ("running", "finished")
+            and self.host.images.images_for(session.record.guild_id)
+            and not self.pictures.refused_lately(session.channel_id)
         ):
-            return fields, None
-        try:
-            picture = public_picture(public, session.spec.renderer, locale)
-            if picture is None:
-                return fields, None
-            png = await self.pictures.paint(picture)
-        except Exception:
-            log.exception(
-                "could not paint the picture of %s table %s at move %s; showing it as text",
-                session.spec.name,
-                session.id,
-                public.facts.move_number,
-            )
+            try:
+                picture = public_picture(public, session.spec.renderer, locale)
+                png = b"" if picture is None else await self.pictures.paint(picture)
+            except Exception:
+                log.exception(
+                    "could not paint the picture of %s table %s at move %s; showing it as text",
+                    session.spec.name,
+                    session.id,
+                    public.facts.move_number,
+                )
+                picture = None
+        fields = public_message(public, session.spec.renderer, locale, pictures=picture is not None)
+        embed = fields.get("embed")
+        if picture is None or embed is None:
             return fields, None
         embed.set_image(url=f"attachment://{FILENAME}")
         return fields, TablePicture(picture.key, png, picture.alt)
@@ -103,7 +104,9 @@ class TableMessages:
             async def edit(**changes: Any) -> None:
                 await self.edit(session, **changes)
 
-            await self.pictures.edit_carrying(session, message_id, fields, picture, edit)
+            await self.pictures.edit_carrying(
+                session, message_id, fields, picture, edit, lambda: self.render(session)
+            )
 
     async def answer_click(self, reply: Any, session: TableSession) -> bool:
         """Answer a click on the table message by editing it to the current state."""
@@ -113,7 +116,7 @@ class TableMessages:
         async with self.pictures.lock(message_id):
             fields, picture = await self.message(session)
             done = await self.pictures.edit_carrying(
-                session, message_id, fields, picture, reply.edit
+                session, message_id, fields, picture, reply.edit, lambda: self.render(session)
             )
             return bool(done)
 
@@ -135,7 +138,7 @@ class TableMessages:
             if picture is None:
                 raise
             self.pictures.refuse(session, error)
-            return await send(**text_only(fields)), None
+            return await send(**self.render(session)), None
 
     # -- keeping it current ---------------------------------------------------------------
 

@@ -1,0 +1,175 @@
+"""The Rage sparring league: 4-player round robins of computer players, seats rotated.
+
+Entrants: ``heuristic`` (the straightforward heuristic of issue 16, rage_heuristic.py),
+``easy``/``normal``/``hard`` (today's bot/ai/rage.py) and ``legacy-easy``/
+``legacy-normal``/``legacy-hard`` (the levels before issue 16, frozen in frozen/rage_legacy.py).
+Every game is seeded; a deal is played once per rotation of its line-up, so results do
+not depend on seat luck or on how many workers play them.
+
+    uv run python benchmarks/strength/rage_league.py --games 1400 --workers 2
+    uv run python benchmarks/strength/rage_league.py --entrants heuristic legacy-easy \\
+        legacy-normal legacy-hard --games 1000
+    uv run python benchmarks/strength/rage_league.py --hero hard --opponent heuristic \\
+        --games 1000 --plus-minus-one both
+
+Besides the league table (win share with 95% interval, mean score, OpenSkill rating)
+it prints each entrant's bid accuracy (rounds that ended exactly on the bid) and its
+decision time p50/p95/max (measured under whatever else the machine is doing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from frozen import rage_legacy
+from league import League, head_to_head, in_workers, percentile, schedule, wilson
+from rage_heuristic import heuristic_action
+
+from bot.ai import rage
+from bot.engines.rage import Bid, Play, RageOptions, RageState, RageView
+
+PLAYERS = 4
+LEVELS = ("easy", "normal", "hard")
+ENTRANTS = ("heuristic", *LEVELS, *(f"legacy-{level}" for level in LEVELS))
+
+Decide = Callable[[RageView, random.Random], Bid | Play]
+
+
+def make_player(name: str) -> Decide:
+    """A fresh player for one seat of one game (with its own memory of the round)."""
+    if name == "heuristic":
+        return lambda view, rng: heuristic_action(view)
+    if name.startswith("legacy-"):
+        level = name.removeprefix("legacy-")
+        old_memory = rage_legacy.RageMemory()
+        return lambda view, rng: rage_legacy.choose_rage_action(view, level, rng, old_memory)
+    if name in LEVELS:
+        memory = rage.RageMemory()
+        return lambda view, rng: rage.choose_rage_action(view, name, rng, memory)
+    raise ValueError(f"unknown entrant {name!r}; choose from {', '.join(ENTRANTS)}")
+
+
+@dataclass
+class SeatStats:
+    """One seat's figures from one game."""
+
+    hits: int = 0
+    rounds: int = 0
+    times: list[float] = field(default_factory=list)  # seconds per decision
+
+
+GameOut = tuple[tuple[list[int], list[float]], list[SeatStats]]
+
+
+def play_game(lineup: Sequence[str], seed: int, plus_minus_one: bool) -> GameOut:
+    """One seeded game: ranks and totals by seat, and each seat's bid hits and timings."""
+    options = RageOptions(plus_minus_one=plus_minus_one)
+    state = RageState.new(list(range(PLAYERS)), seed=seed, options=options)
+    players = [make_player(name) for name in lineup]
+    rngs = [random.Random(f"{seed}:{seat}") for seat in range(PLAYERS)]
+    stats = [SeatStats() for _ in range(PLAYERS)]
+    clock = time.perf_counter
+    while not state.is_over:
+        seat = state.acting_players()[0]
+        view = state.view(seat)
+        start = clock()
+        action = players[seat](view, rngs[seat])
+        stats[seat].times.append(clock() - start)
+        state.apply(seat, action)
+    for record in state.rounds:
+        for seat in range(PLAYERS):
+            stats[seat].hits += record.bids[seat] == record.tricks[seat]
+            stats[seat].rounds += 1
+    totals = state.totals
+    ranks = [1 + sum(1 for other in totals if other > mine) for mine in totals]
+    return (ranks, [float(t) for t in totals]), stats
+
+
+def _job(job: tuple[list[str], int, bool]) -> tuple[list[str], GameOut]:
+    """Worker entry point."""
+    lineup, seed, plus_minus_one = job
+    return lineup, play_game(lineup, seed, plus_minus_one)
+
+
+@dataclass
+class Figures:
+    """Bid hits and decision times per entrant over a league."""
+
+    hits: dict[str, int] = field(default_factory=dict)
+    rounds: dict[str, int] = field(default_factory=dict)
+    times: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, lineup: Sequence[str], stats: Sequence[SeatStats]) -> None:
+        """Fold in one game's seats."""
+        for name, seat in zip(lineup, stats, strict=True):
+            self.hits[name] = self.hits.get(name, 0) + seat.hits
+            self.rounds[name] = self.rounds.get(name, 0) + seat.rounds
+            self.times.setdefault(name, []).extend(seat.times)
+
+    def report(self) -> str:
+        """Bid accuracy with its 95% interval, and decision-time percentiles, per entrant."""
+        lines = [
+            f"{'entrant':<24} {'exact bids':>10} {'95% interval':>17}"
+            f" {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}"
+        ]
+        for name in sorted(self.hits):
+            hits, rounds = self.hits[name], self.rounds[name]
+            low, high = wilson(hits, rounds)
+            times = self.times[name]
+            lines.append(
+                f"{name:<24} {hits / rounds:>10.1%} {low:>8.1%}–{high:<8.1%}"
+                f" {percentile(times, 50) * 1e3:>8.2f} {percentile(times, 95) * 1e3:>8.2f}"
+                f" {max(times) * 1e3:>8.2f}"
+            )
+        return "\n".join(lines)
+
+
+def run(
+    games: Iterator[tuple[list[str], int]], plus_minus_one: bool, workers: int
+) -> tuple[League, Figures]:
+    """Play the scheduled games; results are folded in schedule order (deterministic)."""
+    league = League(PLAYERS)
+    figures = Figures()
+    jobs = ((lineup, seed, plus_minus_one) for lineup, seed in games)
+    for lineup, (result, stats) in in_workers(_job, jobs, workers, chunksize=2):
+        league.add(lineup, result)
+        figures.add(lineup, stats)
+    return league, figures
+
+
+def main() -> None:
+    """Command line entry point."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--entrants", nargs="+", default=list(ENTRANTS), choices=ENTRANTS)
+    parser.add_argument("--games", type=int, default=1400)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--plus-minus-one", choices=["off", "on", "both"], default="off")
+    parser.add_argument("--hero", choices=ENTRANTS, help="head-to-head: one hero seat ...")
+    parser.add_argument("--opponent", choices=ENTRANTS, default="heuristic")
+    args = parser.parse_args()
+    variants = {"off": [False], "on": [True], "both": [False, True]}[args.plus_minus_one]
+    for plus_minus_one in variants:
+        if args.hero:
+            games = head_to_head(args.hero, args.opponent, PLAYERS, args.games, args.seed)
+            title = f"{args.hero} against three {args.opponent}"
+        else:
+            games = schedule(args.entrants, PLAYERS, args.games, args.seed)
+            title = "round robin of " + ", ".join(args.entrants)
+        title += f", plus/minus one {'on' if plus_minus_one else 'off'}, seed {args.seed}"
+        start = time.perf_counter()
+        league, figures = run(games, plus_minus_one, args.workers)
+        elapsed = time.perf_counter() - start
+        print(league.report(title))
+        print(figures.report())
+        print(f"({elapsed:.0f} s with {args.workers} worker(s))\n", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""End to end: the real bot in SimCord, and bot processes started as the tests start them."""

@@ -1,0 +1,1 @@
+"""Tests of the message catalogues, their translations and the slash-command translator."""

@@ -1,0 +1,1 @@
+"""Tests of the read-side queries: player stats, leaderboards, history."""

@@ -1,0 +1,1 @@
+"""Tests of the renderers: messages, components, limits and (in images/) the table pictures."""

@@ -1,0 +1,53 @@
+"""Pictures are keyed by what they show, painted once per state, off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+from bot.client.publishing.pictures import Pictures
+from bot.render.images import nothanks as pictures
+from bot.render.images.cache import Picture, PictureCache
+from tests.render.images.scenes import facts, nothanks_game
+
+
+def picture_at(moves: int, locale: str = "en") -> Picture:
+    """The table picture of a fixed game after ``moves`` moves."""
+    game = nothanks_game(4, moves, open_chips=False)
+    scene = pictures.table_scene(facts("nothanks", 4), game.view(None), locale)
+    return Picture(scene, pictures.table_png, "alt")
+
+
+def test_key_is_what_the_picture_shows() -> None:
+    """Equal states give equal keys; another move, another language, another key."""
+    assert picture_at(5).key == picture_at(5).key
+    assert picture_at(5).key != picture_at(6).key
+    assert picture_at(5).key != picture_at(5, "de").key
+
+
+def test_one_state_is_painted_once() -> None:
+    """The cache paints a state once and returns the same bytes for every later look."""
+    cache = PictureCache(capacity=2)
+    first = cache.paint(picture_at(5))
+    again = cache.paint(picture_at(5))
+    assert again is first and cache.painted == 1
+    cache.paint(picture_at(6))
+    cache.paint(picture_at(7))  # the least recently used (move 5) is dropped
+    assert cache.get(picture_at(5).key) is None and cache.painted == 3
+
+
+async def test_many_lookers_wait_for_one_painting_in_a_worker_thread() -> None:
+    """Five lookers at once share one painting, which runs off the event loop's thread."""
+    threads: list[threading.Thread] = []
+    base = picture_at(5)
+
+    def paint(scene: Any) -> bytes:
+        threads.append(threading.current_thread())
+        return pictures.table_png(scene)
+
+    picture = Picture(base.scene, paint, "alt")
+    shown = Pictures()
+    pngs = await asyncio.gather(*(shown.paint(picture) for _ in range(5)))
+    assert len(set(pngs)) == 1 and shown.painted == 1
+    assert threads and all(thread is not threading.main_thread() for thread in threads)

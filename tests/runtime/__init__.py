@@ -1,0 +1,1 @@
+"""Tests of process operations: settings, the command line, health, the instance lock, gc tuning."""

@@ -1,0 +1,312 @@
+"""`python -m bot health` and the heartbeat the running bot writes for it (through SimCord)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from simcord import Env
+
+from bot import __main__ as cli
+from bot.client import bot as app
+from bot.client.bot import CardtableBot
+from bot.runtime.health import STALE_AFTER, check_heartbeat, heartbeat_path, write_heartbeat
+from bot.runtime.instance_lock import acquire
+
+# Imported to register the fixture here (pytest finds fixtures by module namespace).
+from tests.runtime.test_cli import (
+    TOKEN,
+    run_bot,
+)
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+FAST_INTERVAL = 5.0
+
+
+def beat(path: Path, *, age: float = 0.0, connected: bool = True, database: bool = True) -> None:
+    """Write a heartbeat as the bot does, ``age`` seconds old."""
+    write_heartbeat(
+        path,
+        {"time": time.time() - age, "pid": 1, "connected": connected, "database": database},
+    )
+
+
+def health(tmp_path: Path) -> tuple[int, list[str]]:
+    """Run `python -m bot health` on tmp_path/cardtable.db: its status and output lines."""
+    result = run_bot(tmp_path, "health", CARDTABLE_DATABASE=str(tmp_path / "cardtable.db"))
+    assert "Traceback" not in result.stderr
+    return result.returncode, (result.stdout + result.stderr).splitlines()
+
+
+# -- the command line ---------------------------------------------------------------------
+
+
+def test_heartbeat_file_is_beside_the_database(tmp_path: Path) -> None:
+    """The heartbeat file is `<database>.heartbeat`."""
+    assert heartbeat_path(tmp_path / "x.db") == tmp_path / "x.db.heartbeat"
+
+
+def test_fresh_heartbeat_is_healthy(tmp_path: Path) -> None:
+    """A fresh, connected heartbeat with a working database: status 0, one line."""
+    beat(heartbeat_path(tmp_path / "cardtable.db"), age=2)
+    status, lines = health(tmp_path)
+    assert status == 0, lines
+    assert len(lines) == 1
+    assert lines[0].startswith("cardtable: healthy")
+
+
+def test_stale_heartbeat_is_unhealthy(tmp_path: Path) -> None:
+    """A heartbeat older than 90 s means the bot is stuck or gone: status 1."""
+    beat(heartbeat_path(tmp_path / "cardtable.db"), age=STALE_AFTER + 5)
+    status, lines = health(tmp_path)
+    assert status == 1
+    assert len(lines) == 1
+    assert "ago" in lines[0]
+
+
+def test_missing_heartbeat_is_unhealthy(tmp_path: Path) -> None:
+    """No heartbeat file (the bot never got ready): status 1, naming the file."""
+    status, lines = health(tmp_path)
+    assert status == 1
+    assert len(lines) == 1
+    assert "cardtable.db.heartbeat" in lines[0]
+
+
+def test_disconnected_heartbeat_is_unhealthy(tmp_path: Path) -> None:
+    """A fresh heartbeat that says the gateway is down: status 1."""
+    beat(heartbeat_path(tmp_path / "cardtable.db"), connected=False)
+    status, lines = health(tmp_path)
+    assert status == 1
+    assert len(lines) == 1
+    assert "gateway" in lines[0]
+
+
+def test_database_failure_is_unhealthy(tmp_path: Path) -> None:
+    """A fresh heartbeat that says the database did not answer: status 1."""
+    beat(heartbeat_path(tmp_path / "cardtable.db"), database=False)
+    status, lines = health(tmp_path)
+    assert status == 1
+    assert len(lines) == 1
+    assert "database" in lines[0]
+
+
+def test_health_needs_no_token(tmp_path: Path) -> None:
+    """The health check runs without DISCORD_TOKEN (run_bot's environment has none)."""
+    beat(heartbeat_path(tmp_path / "cardtable.db"))
+    assert health(tmp_path)[0] == 0
+
+
+def test_health_never_exits_2(tmp_path: Path) -> None:
+    """Even a broken setting gives status 1: Docker reserves status 2 for health checks."""
+    afile = tmp_path / "afile"
+    afile.write_text("", encoding="utf-8")
+    (tmp_path / ".env").mkdir()  # an unreadable .env is a configuration error elsewhere
+    result = run_bot(tmp_path, "health", CARDTABLE_DATABASE=str(afile / "db.sqlite"))
+    assert result.returncode == 1
+    assert len((result.stdout + result.stderr).splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["", "not json", "[]", '{"time": "soon"}', '{"time": 1e400}', '{"connected": true}'],
+)
+def test_garbled_heartbeat_is_unhealthy(tmp_path: Path, content: str) -> None:
+    """A heartbeat that is not what the bot writes is unhealthy, not a traceback."""
+    path = heartbeat_path(tmp_path / "cardtable.db")
+    path.write_text(content, encoding="utf-8")
+    reason = check_heartbeat(path, now=time.time())
+    assert reason is not None
+    assert "\n" not in reason
+
+
+def test_heartbeat_from_the_future_is_unhealthy(tmp_path: Path) -> None:
+    """A heartbeat far in the future (clock jump) is not trusted."""
+    path = heartbeat_path(tmp_path / "cardtable.db")
+    beat(path, age=-(STALE_AFTER + 5))
+    assert check_heartbeat(path, now=time.time()) is not None
+
+
+def test_heartbeat_is_written_atomically(tmp_path: Path) -> None:
+    """Writing leaves no temporary file behind and replaces the previous beat whole."""
+    path = heartbeat_path(tmp_path / "cardtable.db")
+    beat(path, connected=False)
+    beat(path, connected=True)
+    assert json.loads(path.read_text(encoding="utf-8"))["connected"] is True
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
+# -- the bot writes it --------------------------------------------------------------------
+
+
+@pytest.fixture
+def simcord_bot(
+    make_bot: Callable[[], CardtableBot], monkeypatch: pytest.MonkeyPatch
+) -> CardtableBot:
+    """The bot under test, beating every few (virtual) seconds."""
+    monkeypatch.setattr(app, "HEARTBEAT_INTERVAL", FAST_INTERVAL)
+    return make_bot()
+
+
+def read_beat(env: Env) -> dict[str, object]:
+    """The heartbeat the bot under test last wrote."""
+    path = heartbeat_path(env.bot.settings.database)
+    beat_data: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
+    return beat_data
+
+
+async def test_bot_writes_a_connected_heartbeat(simcord_env: Env) -> None:
+    """Once ready, the bot writes a heartbeat: connected, database answering, healthy."""
+    await simcord_env.settle()
+    path = heartbeat_path(simcord_env.bot.settings.database)
+    assert path.exists()
+    data = read_beat(simcord_env)
+    assert data["connected"] is True
+    assert data["database"] is True
+    assert check_heartbeat(path, now=time.time()) is None
+
+
+async def test_bot_keeps_beating(simcord_env: Env) -> None:
+    """The heartbeat is rewritten every interval."""
+    await simcord_env.settle()
+    path = heartbeat_path(simcord_env.bot.settings.database)
+    path.unlink()
+    await simcord_env.advance_time(FAST_INTERVAL + 1)
+    assert path.exists()
+
+
+async def test_bot_reports_a_lost_gateway(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a live gateway connection (no heartbeat latency) the beat says disconnected."""
+    await simcord_env.settle()
+    monkeypatch.setattr(type(simcord_env.bot), "latency", property(lambda self: float("inf")))
+    await simcord_env.advance_time(FAST_INTERVAL + 1)
+    assert read_beat(simcord_env)["connected"] is False
+
+
+async def test_bot_reports_a_failing_database(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the database query fails, the beat says so, and the bot keeps beating."""
+    await simcord_env.settle()
+    storage = simcord_env.bot.storage
+    answer = storage.schema_version
+    failing = True
+
+    async def flaky() -> int:
+        """A database that fails until told otherwise."""
+        if failing:
+            raise sqlite3.OperationalError("disk I/O error")
+        return await answer()
+
+    monkeypatch.setattr(storage, "schema_version", flaky)
+    await simcord_env.advance_time(FAST_INTERVAL + 1)
+    assert read_beat(simcord_env)["database"] is False
+    failing = False
+    await simcord_env.advance_time(FAST_INTERVAL + 1)
+    assert read_beat(simcord_env)["database"] is True
+
+
+class FakeBot:
+    """Stands in for the bot in `main()`: records whether the old heartbeat was gone."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.heartbeat_existed: bool | None = None
+        self.freeze_when_ready = False
+        self.exit_status = 0  # what main() returns once the bot has closed
+
+    def run(self, token: str, *, log_handler: object) -> None:
+        """Look at the heartbeat file instead of connecting to Discord."""
+        self.heartbeat_existed = self.path.exists()
+
+
+def test_start_removes_an_old_heartbeat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A heartbeat left by a crashed run is removed before the bot logs in, so it never
+    vouches for a bot that is still starting; the instance lock is released after."""
+    database = tmp_path / "cardtable.db"
+    path = heartbeat_path(database)
+    beat(path)
+    fake = FakeBot(path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
+    monkeypatch.setenv("CARDTABLE_DATABASE", str(database))
+    monkeypatch.setattr(cli, "create_bot", lambda settings: fake)
+    assert cli.main([]) == 0
+    assert fake.heartbeat_existed is False
+    assert fake.freeze_when_ready is True  # the real bot freezes start-up once ready
+
+
+def test_a_bot_that_had_to_stop_exits_with_its_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot that closed itself (its shards' claim lost for good) makes `python -m bot`
+    exit with the status it set, so that a supervisor restarts it."""
+    database = tmp_path / "cardtable.db"
+    fake = FakeBot(heartbeat_path(database))
+    fake.exit_status = 1
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
+    monkeypatch.setenv("CARDTABLE_DATABASE", str(database))
+    monkeypatch.setattr(cli, "create_bot", lambda settings: fake)
+    assert cli.main([]) == 1
+    with acquire(database):
+        pass
+
+
+def test_sync_keeps_the_heartbeat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -m bot sync` beside a running bot leaves its heartbeat and lock alone."""
+    database = tmp_path / "cardtable.db"
+    path = heartbeat_path(database)
+    beat(path)
+
+    async def fake_sync(settings: object, guild: int | None) -> int:
+        """Publish nothing."""
+        return 0
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
+    monkeypatch.setenv("CARDTABLE_DATABASE", str(database))
+    monkeypatch.setattr(cli, "sync", fake_sync)
+    with acquire(database):
+        assert cli.main(["sync", "--guild", "1"]) == 0
+    assert path.exists()
+
+
+# -- the image ----------------------------------------------------------------------------
+
+DOCKERFILE = Path(__file__).resolve().parents[2] / "Dockerfile"
+
+
+def dockerfile_instructions() -> list[str]:
+    """The Dockerfile's instructions, continuation lines joined, comments dropped."""
+    text = DOCKERFILE.read_text(encoding="utf-8").replace("\\\n", " ")
+    return [
+        " ".join(line.split())
+        for line in text.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+
+
+def test_runtime_image_has_the_health_check() -> None:
+    """The runtime stage (the last FROM) declares a HEALTHCHECK running `python -m bot health`."""
+    lines = dockerfile_instructions()
+    last_from = max(i for i, line in enumerate(lines) if line.startswith("FROM "))
+    checks = [line for line in lines[last_from:] if line.startswith("HEALTHCHECK ")]
+    assert checks == [
+        "HEALTHCHECK --interval=30s --timeout=5s --start-period=60s "
+        'CMD ["python", "-m", "bot", "health"]'
+    ]
+
+
+def test_base_images_take_a_digest() -> None:
+    """Every base image can be pinned by digest through a build argument."""
+    lines = dockerfile_instructions()
+    froms = [line for line in lines if line.startswith("FROM ")]
+    assert froms
+    assert all("_DIGEST}" in line for line in froms), froms

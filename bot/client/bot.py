@@ -16,7 +16,7 @@ from discord.http import Route
 
 from bot.client.guild_settings import GuildImages, GuildLanguages
 from bot.client.outbound.guard import InvalidRequests
-from bot.client.outbound.lane import Lane
+from bot.client.outbound.lane import Lane, SendGate
 from bot.client.publishing import DiscordPublisher
 from bot.client.replies import answer_error
 from bot.client.routing import ClickRouter, log_foreign, slimming_clicked_messages
@@ -107,6 +107,8 @@ class CardtableBot(commands.AutoShardedBot):
         # Everything sent outside an interaction's answer, paced below the global limit.
         self.lane = Lane(settings.lane_rate)
         self.lane.limit_to(self.guard.ceiling)
+        # ... and the same rate kept where the requests leave (the lane's may bunch up).
+        self.gate = SendGate(settings.lane_rate)
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
@@ -114,7 +116,7 @@ class CardtableBot(commands.AutoShardedBot):
             tree_cls=CardtableTree,
             # Nobody is pinged unless a message names who: each table message says so.
             allowed_mentions=discord.AllowedMentions.none(),
-            http_trace=self.guard.trace_config(),
+            http_trace=self.guard.trace_config(self.gate),
             **sharding,
         )
         self.settings = settings

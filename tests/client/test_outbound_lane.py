@@ -13,7 +13,7 @@ from aiohttp import ClientSession, web
 
 from bot.client.bot import CardtableBot
 from bot.client.outbound.guard import WINDOW, InvalidRequests
-from bot.client.outbound.lane import Lane, Priority
+from bot.client.outbound.lane import Lane, Priority, SendGate
 
 
 class FakeClock:
@@ -243,6 +243,25 @@ async def test_work_held_back_by_the_ceiling_waits_and_then_goes() -> None:
     ceiling[0] = Priority.COSMETIC
     await clock.run_for(2.0)
     assert [key for _, key, _ in recorder.started] == ["ping", "dm"]
+
+
+async def test_the_send_gate_keeps_bunched_requests_under_the_rate() -> None:
+    """Two hundred requests released at once (a spent bucket's waiters, say) leave at
+    most 45 a second, in the order they came."""
+    clock = FakeClock()
+    gate = SendGate(45.0, clock=clock, sleep=clock.sleep)
+    sent: list[tuple[float, int]] = []
+
+    async def request(number: int) -> None:
+        await gate.take()
+        sent.append((clock.now, number))
+
+    tasks = [asyncio.ensure_future(request(number)) for number in range(200)]
+    await clock.run_for(10.0)
+    assert [number for _, number in sent] == list(range(200))
+    assert most_in_one_second([at for at, _ in sent]) <= 50
+    assert sent[-1][0] == pytest.approx((200 - gate.burst) / 45, abs=0.05)
+    await asyncio.gather(*tasks)
 
 
 # -- the invalid-request guard --------------------------------------------------------------

@@ -7,13 +7,14 @@ table messages keep going while whatever draws the refusals stops. A 401 to a re
 made with the bot's token means the token was revoked or reset: nothing can work, so the
 bot stops with one clear line.
 
-It sees every answer through an aiohttp trace on discord.py's session (`trace_config`).
+It sees every answer through an aiohttp trace on discord.py's session (`trace_config`),
+which also holds each request with the bot's token at the `SendGate` until it may leave.
 
 Usage::
 
     guard = InvalidRequests(on_revoked=bot.stop_for_revoked_token)
     lane.limit_to(guard.ceiling)
-    bot = commands.Bot(..., http_trace=guard.trace_config())
+    bot = commands.Bot(..., http_trace=guard.trace_config(SendGate(45.0)))
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 
 import aiohttp
 
-from bot.client.outbound.lane import Priority
+from bot.client.outbound.lane import Priority, SendGate
 
 log = logging.getLogger(__name__)
 
@@ -103,9 +104,17 @@ class InvalidRequests:
             log.warning("refused requests back down to %d in %d minutes", count, WINDOW // 60)
         self._level = level
 
-    def trace_config(self) -> aiohttp.TraceConfig:
-        """An aiohttp trace that notes every answer of discord.py's session."""
+    def trace_config(self, gate: SendGate | None = None) -> aiohttp.TraceConfig:
+        """An aiohttp trace that notes every answer of discord.py's session, and holds each
+        request made with the bot's token at the ``gate`` until it may leave."""
         trace = aiohttp.TraceConfig()
+
+        async def on_request_start(
+            session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestStartParams
+        ) -> None:
+            # Interaction answers carry no bot token: exempt from the global limit.
+            if gate is not None and "Authorization" in params.headers:
+                await gate.take()
 
         async def on_request_end(
             session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestEndParams
@@ -119,5 +128,6 @@ class InvalidRequests:
                 authorized="Authorization" in params.headers,
             )
 
+        trace.on_request_start.append(on_request_start)
         trace.on_request_end.append(on_request_end)
         return trace

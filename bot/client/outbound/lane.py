@@ -267,3 +267,50 @@ class Lane:
                 self._kick()
             elif not self._running:
                 self._idle.set()
+
+
+class SendGate:
+    """The rate, kept where requests leave: each request counted against the global
+    limit waits here for a token just before it is sent.
+
+    The lane paces when work starts, but discord.py may hold a started request (its
+    route's bucket is spent) and release several at once; and a few requests are not the
+    lane's (command syncs, a message fetched after an answer). The gate keeps them all
+    under the rate, in the order they came.
+
+    Usage::
+
+        gate = SendGate(45.0)
+        await gate.take()  # from aiohttp's on_request_start (see guard.trace_config)
+    """
+
+    def __init__(
+        self,
+        rate: float,
+        *,
+        clock: Callable[[], float] | None = None,
+        sleep: Callable[[float], Awaitable[object]] | None = None,
+    ) -> None:
+        self.rate = rate
+        self.burst = max(1.0, rate / 10)
+        self._clock = clock
+        self._sleep = sleep or asyncio.sleep
+        self._tokens = self.burst
+        self._filled_at: float | None = None
+        self._turn = asyncio.Lock()  # first come, first served
+
+    async def take(self) -> None:
+        """Wait until one more request may leave."""
+        async with self._turn:
+            while True:
+                now = (
+                    self._clock() if self._clock is not None else asyncio.get_running_loop().time()
+                )
+                if self._filled_at is not None:
+                    elapsed = now - self._filled_at
+                    self._tokens = min(self.burst, self._tokens + elapsed * self.rate)
+                self._filled_at = now
+                if self._tokens >= 1.0 - TOKEN_SLACK:
+                    self._tokens -= 1.0
+                    return
+                await self._sleep((1.0 - self._tokens) / self.rate)

@@ -292,7 +292,9 @@ class SendGate:
         sleep: Callable[[float], Awaitable[object]] | None = None,
     ) -> None:
         self.rate = rate
-        self.burst = max(1.0, rate / 10)
+        # No burst: evenly spaced sends leave room for the jitter of the network, so at
+        # most rate + 1 arrive in any second.
+        self.burst = 1.0
         self._clock = clock
         self._sleep = sleep or asyncio.sleep
         self._tokens = self.burst

@@ -1,6 +1,7 @@
 """Command line: `python -m bot` runs the bot; `python -m bot sync [--guild ID]` syncs commands;
 `python -m bot health` checks the running bot (for Docker's HEALTHCHECK);
-`python -m bot migrate-to-postgres` copies the SQLite database to DATABASE_URL."""
+`python -m bot migrate-to-postgres` copies the SQLite database to DATABASE_URL;
+`python -m bot demo` plays the real bot in the browser, inside SimCord (the `demo` extra)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from bot.runtime.settings import (
     Settings,
     hide_password,
     load_settings,
+    parse_database_url,
+    redact,
 )
 from bot.storage import (
     MIGRATIONS,
@@ -40,12 +43,13 @@ WIRE_LOGGERS = ("discord.http", "discord.gateway")
 
 
 def configure_logging(settings: Settings) -> None:
-    """Log to stderr at the configured level, with the token redacted everywhere."""
+    """Log to stderr at the configured level, with the token and the database password
+    redacted everywhere."""
     handler = logging.StreamHandler()
     handler.setFormatter(
         logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
     )
-    handler.addFilter(RedactingFilter(settings.token))
+    handler.addFilter(RedactingFilter(settings.token, *settings.database_secrets))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level)
@@ -84,6 +88,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     sync_parser.add_argument(
         "--global", dest="everywhere", action="store_true", help="sync globally"
     )
+    # Parsed by bot.demo itself (main() hands it the rest of the line); listed for --help.
+    commands.add_parser(
+        "demo",
+        add_help=False,
+        help="try the games in the browser, no Discord needed (see `demo --help`)",
+    )
     copy_parser = commands.add_parser(
         "migrate-to-postgres",
         help="copy every table, move, setting and record from CARDTABLE_DATABASE to"
@@ -102,9 +112,9 @@ def check_postgres(url: str) -> None:
     try:
         version = asyncio.run(probe(url))
     except Exception as error:
-        raise ConfigError(
-            f"DATABASE_URL {hide_password(url)}: cannot connect ({type(error).__name__}: {error})"
-        ) from None
+        # The driver's message could quote the URL: its password is taken out.
+        reason = redact(f"{type(error).__name__}: {error}", parse_database_url(url).secrets)
+        raise ConfigError(f"DATABASE_URL {hide_password(url)}: cannot connect ({reason})") from None
     if version > len(MIGRATIONS):
         raise ConfigError(
             f"DATABASE_URL {hide_password(url)} was written by a newer cardtable; "
@@ -141,7 +151,13 @@ def migrate_to_postgres(replace: bool) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    args = parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["demo"]:
+        # Imported here only: the bot itself never loads SimCord.
+        from bot.demo import main as demo
+
+        return demo(words[1:])
+    args = parse_args(words)
     if args.command == "health":
         # Beside a running bot: needs no token and takes no lock, and exits 0 or 1 only.
         return health.run()
@@ -185,6 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         bot = create_bot(settings)
         gc_tuning.tune()
         bot.freeze_when_ready = True
+        bot.holds_instance_lock = lock is not None
         bot.run(settings.token, log_handler=None)
         return bot.exit_status
     except discord.LoginFailure:

@@ -3,6 +3,7 @@ game history with private replays, and forget-me."""
 
 from __future__ import annotations
 
+import io
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ from discord.ext import commands
 from bot.client.replies import answer_error, answers_user_errors
 from bot.i18n import language_of, t
 from bot.queries.history import load_game, recent_games
+from bot.render.images.cache import FILENAME
 from bot.render.records import (
     ITEMS,
     PAGE_SIZE,
@@ -20,6 +22,7 @@ from bot.render.records import (
     forget_confirmation,
     history_message,
     replay_message,
+    replay_picture,
 )
 from bot.table.errors import UserError
 from bot.table.replay import StoredGame, game_position, new_anonymous_id
@@ -217,8 +220,9 @@ class Cardtable(commands.Cog, name=COG_NAME):
 
     async def replay_fields(
         self, interaction: discord.Interaction, table_id: int, step: int
-    ) -> dict[str, Any]:
-        """One step of a game's replay, in the clicker's language."""
+    ) -> tuple[dict[str, Any], discord.File | None]:
+        """One step of a game's replay, in the clicker's language, and its picture when
+        the server shows pictures (painted off the event loop, cached like the table's)."""
         game = await self.stored_game(interaction, table_id)
         spec = self.bot.tables.specs.get(game.game)
         if spec is None:
@@ -230,12 +234,27 @@ class Cardtable(commands.Cog, name=COG_NAME):
             # history still lists the game, the replay says it cannot show it.
             log.warning("stored game %s does not replay", table_id, exc_info=True)
             raise UserError("replay.broken") from None
-        return replay_message(spec, game, position, interaction.locale)
+        locale = interaction.locale
+        picture = None
+        if self.bot.images.images_for(interaction.guild_id):
+            picture = replay_picture(spec, game, position, locale)
+        png = None
+        if picture is not None:
+            try:
+                png = await self.bot.publisher.pictures.paint(picture)
+            except Exception:
+                log.exception("could not paint step %s of game %s; as text", step, table_id)
+        fields = replay_message(spec, game, position, locale, pictures=png is not None)
+        if picture is None or png is None:
+            return fields, None
+        return fields, discord.File(io.BytesIO(png), filename=FILENAME, description=picture.alt)
 
     async def open_replay(self, interaction: discord.Interaction, table_id: int) -> None:
         """A game chosen in the history list opens as a new private replay, at the deal."""
         try:
-            fields = await self.replay_fields(interaction, table_id, 0)
+            fields, picture = await self.replay_fields(interaction, table_id, 0)
+            if picture is not None:
+                fields["file"] = picture
             await interaction.response.send_message(**fields, ephemeral=True)
         except UserError as error:
             await answer_error(interaction, error)
@@ -243,9 +262,10 @@ class Cardtable(commands.Cog, name=COG_NAME):
     async def show_replay_step(
         self, interaction: discord.Interaction, table_id: int, step: int
     ) -> None:
-        """A replay button: the replay message shows another step."""
+        """A replay button: the replay message shows another step (and its picture)."""
         try:
-            fields = await self.replay_fields(interaction, table_id, step)
+            fields, picture = await self.replay_fields(interaction, table_id, step)
+            fields["attachments"] = [] if picture is None else [picture]
             await interaction.response.edit_message(**fields)
         except UserError as error:
             await answer_error(interaction, error)

@@ -65,6 +65,8 @@ class TemporaryServer:
         self.durable = durable
         self.folder = Path(tempfile.mkdtemp(prefix="cardtable-pg-"))
         self.data = self.folder / "data"
+        self.url = ""  # set once started
+        self._options = ""
         # initdb refuses to run as root: run the server as the `postgres` account then.
         self.user: str | None = None
         if os.geteuid() == 0:
@@ -98,18 +100,30 @@ class TemporaryServer:
         options = f"-k {self.folder} -c listen_addresses="
         if not self.durable:
             options += " -c fsync=off -c full_page_writes=off"
+        self._options = options
+        self.resume()
+        self.url = f"postgresql://cardtable@/postgres?host={self.folder}"
+        return self.url
+
+    def resume(self) -> None:
+        """Start the (initialised) server and wait until it takes connections."""
         self._run(
             str(self.binaries / "pg_ctl"),
             "-D",
             str(self.data),
             "-o",
-            options,
+            self._options,
             "-l",
             str(self.folder / "log"),
             "-w",
+            "-t",
+            "120",  # crash recovery on a loaded machine
             "start",
         )
-        return f"postgresql://cardtable@/postgres?host={self.folder}"
+
+    def halt(self, mode: str = "immediate") -> None:
+        """Stop the server (``immediate``: as a crash would, no goodbye to clients)."""
+        self._run(str(self.binaries / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
 
     def stop(self) -> None:
         """Stop the cluster and remove its folder."""

@@ -47,8 +47,22 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "bot.client",
     ),
     "cogs": ("bot", "cogs"),
-    "bot/__main__.py": ("bot.runtime", "bot.storage", "bot.client"),
+    # `python -m bot demo`: the whole bot inside SimCord, shown in the browser.
+    "bot/demo": (
+        "bot.engines",
+        "bot.ai",
+        "bot.table",
+        "bot.i18n",
+        "bot.render",
+        "bot.runtime",
+        "bot.client",
+        "bot.demo",
+    ),
+    "bot/__main__.py": ("bot.runtime", "bot.storage", "bot.client", "bot.demo"),
 }
+# The only layer that may load SimCord (an optional extra), and the only one that may
+# import it: the running bot never does.
+DEMO = "bot/demo"
 # Layers that run without Discord (the thinking pool's workers import some of them).
 PURE = ("bot/engines", "bot/ai", "bot/records", "bot/storage", "bot/table", "bot/queries")
 
@@ -229,5 +243,24 @@ def test_client_imports_no_cog() -> None:
         for path in files_of("bot/client")
         for m in modules_imported(path)
         if m.startswith("cogs")
+    ]
+    assert wrong == []
+
+
+def test_only_the_cli_imports_the_demo() -> None:
+    """Nothing but `python -m bot demo` reaches bot.demo, and only bot.demo loads SimCord."""
+    known = frozenset(all_modules())
+    others = [
+        path
+        for package in PACKAGES
+        for path in sorted((REPO / package).rglob("*.py"))
+        if not path.is_relative_to(REPO / DEMO) and path != REPO / "bot/__main__.py"
+    ]
+    wrong = [
+        f"{path.relative_to(REPO)} imports {module}"
+        for path in [*others, REPO / "bot/__main__.py"]
+        for module in modules_imported(path, known)
+        if module.split(".")[0] == "simcord"
+        or (path != REPO / "bot/__main__.py" and module.startswith("bot.demo"))
     ]
     assert wrong == []

@@ -22,7 +22,7 @@ from bot.client.replies import answer_error
 from bot.client.routing import ClickRouter, log_foreign, slimming_clicked_messages
 from bot.i18n.commands import CatalogueTranslator
 from bot.runtime import gc_tuning
-from bot.runtime.health import heartbeat_path, write_heartbeat
+from bot.runtime.health import clear_heartbeat, heartbeat_path, write_heartbeat
 from bot.runtime.settings import Settings
 from bot.storage import Storage, open_storage
 from bot.table.errors import UserError
@@ -32,10 +32,10 @@ from bot.table.thinking import ThinkingPool
 
 log = logging.getLogger(__name__)
 EXTENSIONS = ("cogs.nothanks", "cogs.rage", "cogs.cardtable", "cogs.admin")
-# Seconds between heartbeats; `python -m bot health` calls a beat older than 90 s stale.
-# Read when the loop starts (setup_hook), so tests can patch it.
+# Seconds between heartbeats; `python -m bot health` calls a beat older than three of them
+# stale (the beat names its interval). Read when the loop starts, so tests can patch it.
 HEARTBEAT_INTERVAL = 30.0
-# A database that takes this long to answer `PRAGMA user_version` counts as down.
+# A database that takes this long to answer the health probe counts as down.
 DATABASE_CHECK_TIMEOUT = 10.0
 # Mentions that are not a working owner command: logged at DEBUG, since anyone can send them.
 QUIET_COMMAND_ERRORS = (commands.CommandNotFound, commands.CheckFailure, commands.UserInputError)
@@ -125,9 +125,16 @@ class CardtableBot(commands.AutoShardedBot):
         # False for `python -m bot sync`, beside a running bot: it must neither claim that
         # bot's shards nor restore (and so refresh or quarantine) its tables.
         self.serve_tables = serve_tables
-        # What `python -m bot` exits with once the bot has closed (1: it had to stop).
+        # What `python -m bot` exits with once the bot has closed.
         self.exit_status = 0
-        self._stopping: asyncio.Task[None] | None = None
+        self._stopping: asyncio.Task[None] | None = None  # a stop on its way (once)
+        # The database outages already reported by a beat (a beat reports every one that
+        # began since the one before, however short).
+        self._outages_beaten = 0
+        self._beats: set[asyncio.Task[None]] = set()
+        # `python -m bot` sets it when it holds the database's instance lock, so that the
+        # health check may probe the lock to learn whether this process still lives.
+        self.holds_instance_lock = False
         # Each game's cog registers itself with the router, so a click finds its game.
         self.router = ClickRouter(self)
         self.table_cogs = self.router.handlers
@@ -183,23 +190,34 @@ class CardtableBot(commands.AutoShardedBot):
         return not self.is_closed() and self.is_ready() and math.isfinite(self.latency)
 
     async def database_answers(self) -> bool:
-        """Whether a trivial query through the bot's own connection succeeds in time."""
+        """Whether the database answers a probe (a write on SQLite) in time; the storage
+        hears of the outcome, so a return is noticed even when nothing else is saved."""
         try:
-            await asyncio.wait_for(self.storage.schema_version(), DATABASE_CHECK_TIMEOUT)
+            await asyncio.wait_for(self.storage.probe(), DATABASE_CHECK_TIMEOUT)
         except Exception as exc:
             log.warning("the database did not answer the health query: %r", exc)
+            self.storage.mark_down(exc)
             return False
+        self.storage.mark_up()
         return True
 
     async def beat(self) -> None:
         """Write one heartbeat for `python -m bot health`."""
         path = heartbeat_path(self.settings.database)
+        storage = self.storage
+        answers = await self.database_answers()
+        # An outage that began and ended between two beats is reported by the next one.
+        missed = storage.outages > self._outages_beaten
+        self._outages_beaten = storage.outages
         beat = {
             # Wall-clock time: the health check is another process comparing with its own.
             "time": time.time(),
             "pid": os.getpid(),
+            "interval": self.heartbeat.seconds or HEARTBEAT_INTERVAL,
+            "instance_lock": self.holds_instance_lock,
             "connected": self.gateway_connected(),
-            "database": await self.database_answers(),
+            "database": answers and not missed,
+            "database_down_since": storage.down_since,
         }
         try:
             await asyncio.to_thread(write_heartbeat, path, beat)
@@ -212,6 +230,28 @@ class CardtableBot(commands.AutoShardedBot):
     async def heartbeat(self) -> None:
         """Write a heartbeat every HEARTBEAT_INTERVAL seconds, from ready until close()."""
         await self.beat()
+
+    def database_availability(self, up: bool) -> None:
+        """The database went away or came back: beat at once (the health check must not
+        wait for the next beat to hear of it), and settle what the outage left open."""
+        if up:
+            self.tables.database_back()
+        if self.heartbeat.is_running():
+            task = asyncio.get_running_loop().create_task(self.beat())
+            self._beats.add(task)
+            task.add_done_callback(self._beats.discard)
+
+    def shards_lost(self, shards: list[int], reason: str) -> None:
+        """Another process took some of this process's shards while their claim was lost:
+        stop running their tables (their clicks are then refused as another process's)."""
+        dropped = self.tables.drop_shards(shards)
+        log.error(
+            "stopped running shards %s and their %d open tables: %s; the rest of %s runs on",
+            shards,
+            len(dropped),
+            reason,
+            self.shard_set,
+        )
 
     async def on_ready(self) -> None:
         """Start beating once the gateway is ready (`python -m bot sync` never gets here)."""
@@ -234,8 +274,9 @@ class CardtableBot(commands.AutoShardedBot):
         if self.serve_tables:
             # Before anything is restored: a second process claiming these shards stops here.
             await self.storage.claim_shards(self.shard_set.claims(), self.shard_set.count or 0)
-            self.storage.on_claim_lost = self.stop_for_lost_claim
+            self.storage.on_shards_lost = self.shards_lost
             log.info("running %s", self.shard_set)
+        self.storage.on_availability = self.database_availability
         self.languages = GuildLanguages(self.storage)
         self.images = GuildImages(self.storage)
         self.tables = Tables(
@@ -258,8 +299,10 @@ class CardtableBot(commands.AutoShardedBot):
             await self.tables.restore()
 
     def owns(self, guild_id: int | None) -> bool:
-        """Whether a guild's tables belong to the shards this process runs."""
-        return self.shard_set.owns(guild_id)
+        """Whether a guild's tables belong to the shards this process runs (and still
+        holds: another process may have taken some while the database was away)."""
+        tables = getattr(self, "tables", None)
+        return self.shard_set.owns(guild_id) if tables is None else tables.owns(guild_id)
 
     def log_foreign(
         self, interaction: discord.Interaction, what: str, guild_id: int | None
@@ -270,15 +313,6 @@ class CardtableBot(commands.AutoShardedBot):
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Route a click on a table component by its custom_id (any message, any age)."""
         await self.router.on_interaction(interaction)
-
-    def stop_for_lost_claim(self, reason: str) -> None:
-        """The shards' claim is lost for good: stop (exit status 1), so that a supervisor
-        restarts the process, which then claims its shards or refuses to start."""
-        # The storage has logged the loss at CRITICAL; this says what the bot does about it.
-        log.error("stopping: the shards of this process are no longer its own (%s)", reason)
-        self.exit_status = 1
-        if self._stopping is None:
-            self._stopping = asyncio.get_running_loop().create_task(self.close())
 
     def stop_for_revoked_token(self) -> None:
         """Discord answered 401 to the bot's token: it was revoked or reset. Stop (exit
@@ -294,7 +328,15 @@ class CardtableBot(commands.AutoShardedBot):
 
     async def close(self) -> None:
         """Stop the heartbeat, close Discord, the thinking workers, then the database."""
-        self.heartbeat.cancel()
+        if self.heartbeat.is_running():
+            self.heartbeat.cancel()
+            # A bot that stopped must not be vouched for by its last beat.
+            try:
+                clear_heartbeat(self.settings.database)
+            except OSError as exc:
+                log.warning("cannot remove the heartbeat file: %s", exc)
+        for task in list(self._beats):
+            task.cancel()
         tables = getattr(self, "tables", None)
         if tables is not None:
             tables.close()

@@ -94,15 +94,18 @@ class ClickRouter:
         Discord sends to shard 0) names its table in the custom id: the table's own guild
         decides, read from the database when it is not one of ours in memory.
         """
-        shards = self.host.shard_set
+        # The tables' view of ownership: shards another process took over meanwhile
+        # (Tables.drop_shards) are no longer this process's.
+        tables = self.host.tables
         if interaction.guild_id is not None:
-            return not shards.owns(interaction.guild_id), interaction.guild_id
-        if shards.owns_everything or self.host.tables.get(click.table_id) is not None:
+            return not tables.owns(interaction.guild_id), interaction.guild_id
+        everything = self.host.shard_set.owns_everything and not tables.lost
+        if everything or tables.get(click.table_id) is not None:
             return False, None
         record = await self.host.storage.get_table(click.table_id)
         if record is None:
             return False, None
-        return not shards.owns(record.guild_id), record.guild_id
+        return not tables.owns(record.guild_id), record.guild_id
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Route a click on a table component by its custom_id (any message, any age)."""

@@ -111,7 +111,7 @@ def table_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[str
         t("nothanks.game.pile", locale, count=game.cards_left),
     ]
     for player in game.players:
-        name = f"**{facts.name(player)}**"
+        name = f"**{facts.short_name(player)}**"
         chips = game.chips[player]
         if game.open_chips and chips is not None:
             name = t("nothanks.game.player_chips", locale, player=name, count=chips)

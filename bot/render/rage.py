@@ -200,7 +200,7 @@ def latest_line(facts: TableFacts, state: RageView, locale: object) -> str | Non
         return None
     row = done[-1]
     points = " · ".join(
-        f"{facts.name(entry.player)} {signed(entry.points or 0)}" for entry in row.entries
+        f"{facts.short_name(entry.player)} {signed(entry.points or 0)}" for entry in row.entries
     )
     return t("rage.game.round_scored", locale, round=row.round, points=points)
 
@@ -232,7 +232,7 @@ def player_line(facts: TableFacts, state: RageView, seat: int, locale: object) -
     return t(
         "rage.game.player_line",
         locale,
-        player=facts.name(state.players[seat]),
+        player=facts.short_name(state.players[seat]),
         bid=bid_text(state, seat, locale),
         tricks=state.tricks_won[seat],
         total=state.totals[seat],

@@ -16,9 +16,18 @@ import discord
 
 from bot.i18n import t
 from bot.render.components import static_view
+from bot.render.images.cache import FILENAME, Picture
 from bot.render.limits import fit
+from bot.render.table import public_picture
 from bot.table.replay import GameSummary, Position, StoredGame, StoredSeat, is_anonymous
-from bot.table.spec import GameRenderer, GameSpec, MessageFields, TableFacts, escape_name
+from bot.table.spec import (
+    GameRenderer,
+    GameSpec,
+    MessageFields,
+    PublicTable,
+    TableFacts,
+    escape_name,
+)
 
 # The cog that answers these components (cogs/cardtable.py registers under this name).
 RECORDS_COG = "Cardtable"
@@ -313,8 +322,12 @@ def history_message(
 # -- a replay step -------------------------------------------------------------------------
 
 
+# How far ⏪ and ⏩ jump in a game without rounds (a No Thanks! game has about 36 moves).
+JUMP = 10
+
+
 def replay_view(game: StoredGame, position: Position, locale: object) -> discord.ui.View:
-    """⏮ ◀ ▶ ⏭, and for a game with rounds ⏪ ⏩ by round."""
+    """⏮ ◀ ▶ ⏭, and ⏪ ⏩ by round (or by ten moves in a game without rounds)."""
     table, step, last = game.table_id, position.step, position.last
     view = static_view()
     for tag, target, label, disabled in (
@@ -324,6 +337,14 @@ def replay_view(game: StoredGame, position: Position, locale: object) -> discord
         ("l", last, "⏭", step == last),
     ):
         view.add_item(ReplayButton.make(table, target, tag, label=label, disabled=disabled))
+    if not position.rounds:
+        for tag, target, label, disabled in (
+            ("b", max(step - JUMP, 0), f"⏪ −{JUMP}", step == 0),
+            ("c", min(step + JUMP, last), f"+{JUMP} ⏩", step == last),
+        ):
+            view.add_item(
+                ReplayButton.make(table, target, tag, label=label, disabled=disabled, row=1)
+            )
     if position.rounds:
         view.add_item(
             ReplayButton.make(
@@ -350,20 +371,35 @@ def replay_view(game: StoredGame, position: Position, locale: object) -> discord
     return view
 
 
-def replay_message(
+def replay_picture(
     spec: GameSpec, game: StoredGame, position: Position, locale: object
+) -> Picture | None:
+    """The picture of a replay's step, as the table showed it (None: the game has none)."""
+    facts = replay_facts(spec, game, locale, final=position.is_final)
+    return public_picture(PublicTable(facts, position.view), spec.renderer, locale)
+
+
+def replay_message(
+    spec: GameSpec,
+    game: StoredGame,
+    position: Position,
+    locale: object,
+    *,
+    pictures: bool = False,
 ) -> MessageFields:
     """One step of a replay, drawn by the game's own renderer from the public view.
 
     The final position of a finished game is its final board, everything revealed as the
-    table showed it at the end; every other step is the live table a spectator saw.
+    table showed it at the end; every other step is the live table a spectator saw (with
+    ``pictures``, as the server shows it: the picture, attached by the caller, and the
+    short text).
     """
     renderer = spec.renderer
     facts = replay_facts(spec, game, locale, final=position.is_final)
     if position.is_final:
         fields = renderer.final(facts, position.view, locale)
     else:
-        fields = renderer.table(facts, position.view, locale)
+        fields = renderer.table(facts, position.view, locale, pictures=pictures)
     header = t(
         "replay.header",
         locale,
@@ -380,6 +416,8 @@ def replay_message(
     if isinstance(embed, discord.Embed) and not position.is_final:
         # The live footer tells players how to act; a replay says where it stands.
         embed.set_footer(text=t("replay.footer", locale, table=game.table_id))
+    if isinstance(embed, discord.Embed) and pictures:
+        embed.set_image(url=f"attachment://{FILENAME}")
     fields["view"] = replay_view(game, position, locale)
     # A replay pings nobody, whatever the live message once did.
     fields["allowed_mentions"] = discord.AllowedMentions.none()

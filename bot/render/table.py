@@ -51,19 +51,21 @@ def lobby_embed(public: PublicTable, renderer: GameRenderer, locale: object) -> 
         title=t("lobby.title", locale, game=renderer.title(locale)),
         colour=discord.Colour(renderer.colour),
     )
-    embed.description = t("lobby.host", locale, host=f"<@{facts.host_id}>")
-    seats = "\n".join(
-        f"{index}. {facts.name(player)}" for index, player in enumerate(facts.seats, 1)
-    )
-    listing = [seats or t("lobby.empty", locale)]
-    # A rematch's former players, until they join (mentions in an embed do not ping).
+    host = f"<@{facts.host_id}>"
+    # A rematch's former players, until they join (mentions in an embed do not ping): said
+    # once, with the host, above the seats (not inside the last seat's line).
     invited = [player for player in public.invited if player not in facts.seats]
     if invited:
         players = ", ".join(facts.mention(player) for player in invited)
-        listing.append(t("lobby.invited", locale, players=players))
+        embed.description = t("lobby.invited", locale, host=host, players=players)
+    else:
+        embed.description = t("lobby.host", locale, host=host)
+    seats = "\n".join(
+        f"{index}. {facts.name(player)}" for index, player in enumerate(facts.seats, 1)
+    )
     embed.add_field(
         name=t("lobby.players", locale, count=len(facts.seats), max=facts.max_players),
-        value="\n".join(listing),
+        value=seats or t("lobby.empty", locale),
         inline=False,
     )
     lines = [

@@ -1,9 +1,12 @@
 """`python -m bot health`: judge the running bot by the heartbeat file it writes.
 
-The bot (bot/client/bot.py) rewrites `<database>.heartbeat` every 30 s with the time, whether its
-gateway is connected and whether its database answered. This check runs in a separate
-process (Docker's HEALTHCHECK), so it reads that file instead of touching Discord or
-taking the database's locks. Exit statuses: 0 healthy, 1 not (Docker reserves 2).
+The bot (bot/client/bot.py) rewrites `<database>.heartbeat` every 30 s with the time, its
+pid and beat interval, whether its gateway is connected and whether its database answered
+(at once when the database goes away or comes back), and removes it when it stops. This
+check runs in a separate process (Docker's HEALTHCHECK), so it reads that file instead of
+touching Discord or the database; it also asks whether the beat's process still lives
+(its pid, and its instance lock when it holds one). Exit statuses: 0 healthy, 1 not
+(Docker reserves 2).
 """
 
 from __future__ import annotations
@@ -13,13 +16,17 @@ import math
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from bot.runtime.instance_lock import is_held
 from bot.runtime.settings import ConfigError, database_path, load_dotenv
 
-# Three missed beats (at 30 s each) make the bot stuck or gone.
-STALE_AFTER = 90.0
+# Three missed beats make the bot stuck or gone; the beat names its interval.
+STALE_BEATS = 3
+DEFAULT_INTERVAL = 30.0
+# The staleness of a beat that names no interval (an older bot's): three beats of 30 s.
+STALE_AFTER = STALE_BEATS * DEFAULT_INTERVAL
 HEALTHY = 0
 UNHEALTHY = 1
 
@@ -41,8 +48,29 @@ def clear_heartbeat(database: Path) -> None:
     heartbeat_path(database).unlink(missing_ok=True)
 
 
-def check_heartbeat(path: Path, *, now: float) -> str | None:
-    """Why the heartbeat at ``path`` is unhealthy at time ``now``, in one line; None if well."""
+def process_lives(pid: int) -> bool:
+    """Whether a process with this pid exists (in this pid namespace)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: it exists
+    return True
+
+
+def check_heartbeat(
+    path: Path,
+    *,
+    now: float,
+    lives: Callable[[int], bool] = process_lives,
+    lock_held: Callable[[], bool | None] = lambda: None,
+) -> str | None:
+    """Why the heartbeat at ``path`` is unhealthy at time ``now``, in one line; None if well.
+
+    ``lives`` tells whether the beat's pid still runs; ``lock_held`` whether the database's
+    instance lock is held (None: no lock file), asked only of a beat that says it holds it.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -64,16 +92,35 @@ def check_heartbeat(path: Path, *, now: float) -> str | None:
         age = math.nan
     if not math.isfinite(age):
         return f"heartbeat file {path} has no valid time"
+    pid = beat.get("pid")
+    if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 and not lives(pid):
+        return f"the bot (pid {pid}) is not running: its last heartbeat is {age:.0f} s old"
+    if beat.get("instance_lock") is True and lock_held() is False:
+        return f"the bot (pid {pid}) is not running: its database's instance lock is free"
+    stale_after = STALE_BEATS * _interval(beat)
     # A beat from far in the future (a clock jump) proves nothing about the present.
-    if not -STALE_AFTER <= age <= STALE_AFTER:
+    if not -stale_after <= age <= stale_after:
         return (
-            f"last heartbeat {age:.0f} s ago (more than {STALE_AFTER:.0f} s): bot stuck or stopped"
+            f"last heartbeat {age:.0f} s ago (more than {stale_after:.0f} s): bot stuck or stopped"
         )
     if beat.get("connected") is not True:
         return "the bot's gateway connection to Discord is down"
     if beat.get("database") is not True:
-        return "the bot's database did not answer"
+        since = beat.get("database_down_since")
+        if isinstance(since, int | float) and not isinstance(since, bool) and math.isfinite(since):
+            return f"database down (for {max(now - since, 0.0):.0f} s)"
+        return "database down (it did not answer, or was away since the last beat)"
     return None
+
+
+def _interval(beat: Mapping[str, object]) -> float:
+    """The beat interval a heartbeat names (the default for an older bot's)."""
+    interval = beat.get("interval")
+    if isinstance(interval, bool) or not isinstance(interval, int | float):
+        return DEFAULT_INTERVAL
+    if not math.isfinite(interval) or interval <= 0:
+        return DEFAULT_INTERVAL
+    return float(interval)
 
 
 def run() -> int:
@@ -85,7 +132,9 @@ def run() -> int:
     except ConfigError as error:
         print(f"cardtable: unhealthy: {error}", file=sys.stderr)
         return UNHEALTHY
-    reason = check_heartbeat(heartbeat_path(database), now=time.time())
+    reason = check_heartbeat(
+        heartbeat_path(database), now=time.time(), lock_held=lambda: is_held(database)
+    )
     if reason is not None:
         print(f"cardtable: unhealthy: {reason}", file=sys.stderr)
         return UNHEALTHY

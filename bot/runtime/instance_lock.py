@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from pathlib import Path
 from types import TracebackType
 
@@ -67,6 +68,35 @@ def _holder(fd: int) -> str:
     return text if text.isdigit() else ""
 
 
+# `python -m bot health` holds a shared lock for an instant to probe (is_held): a bot
+# starting just then tries again for this long before it calls the database in use.
+PROBE_GRACE = 1.0
+
+
+def is_held(database: Path) -> bool | None:
+    """Whether a process holds the database's instance lock; None if there is no lock file.
+
+    A shared lock taken and given back at once: it never keeps the bot from starting, which
+    tries again for PROBE_GRACE seconds.
+    """
+    path = lock_path(database)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return None  # unreadable: nothing can be said
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return None
+    finally:
+        os.close(fd)  # closing gives back a lock just taken
+    return False
+
+
 def acquire(database: Path) -> InstanceLock:
     """Take the database's instance lock without waiting; raise DatabaseInUse if it is held."""
     path = lock_path(database)
@@ -77,17 +107,24 @@ def acquire(database: Path) -> InstanceLock:
         raise ConfigError(
             f"CARDTABLE_DATABASE {database}: cannot create lock file {path} ({exc.strerror})"
         ) from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = _holder(fd)
-        os.close(fd)
-        raise DatabaseInUse(database, holder) from None
-    except OSError as exc:
-        os.close(fd)
-        raise ConfigError(
-            f"CARDTABLE_DATABASE {database}: cannot lock {path} ({exc.strerror})"
-        ) from None
+    give_up_at = time.monotonic() + PROBE_GRACE
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() < give_up_at:
+                # Perhaps a health check's probe, which lets go at once.
+                time.sleep(0.05)
+                continue
+            holder = _holder(fd)
+            os.close(fd)
+            raise DatabaseInUse(database, holder) from None
+        except OSError as exc:
+            os.close(fd)
+            raise ConfigError(
+                f"CARDTABLE_DATABASE {database}: cannot lock {path} ({exc.strerror})"
+            ) from None
     # Our pid, for the message the next process prints; only the holder ever writes it.
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)

@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit
 
 DEFAULT_DATABASE = Path("data") / "cardtable.db"
 # Three base64url parts separated by dots: the shape of every Discord bot token.
@@ -48,6 +48,14 @@ class Settings:
     # DATABASE_URL: a PostgreSQL database instead of the SQLite file. The file's folder
     # still holds the heartbeat (bot.runtime.health).
     database_url: str | None = None
+
+    @property
+    def database_secrets(self) -> tuple[str, ...]:
+        """The database password, in every spelling that may reach a log line."""
+        if self.database_url is None:
+            return ()
+        # A URL that cannot be read is refused at start-up and never gets this far.
+        return parse_database_url(self.database_url).secrets
 
     @property
     def storage_target(self) -> Path | str:
@@ -159,31 +167,113 @@ def check_database(path: Path) -> Path:
     return path
 
 
+@dataclass(frozen=True, slots=True)
+class DatabaseUrl:
+    """A DATABASE_URL as the driver reads it: where it points, and the password to hide."""
+
+    user: str | None
+    database: str | None
+    addresses: tuple[str, ...]  # host:port, or a Unix socket's path
+    # Every spelling of the password that may appear in text (as given, percent-encoded).
+    secrets: tuple[str, ...]
+
+    def shown(self) -> str:
+        """The URL for messages and logs: no password, no query (which may hold one)."""
+        user = self.user or ""
+        if self.secrets:
+            user += ":***"
+        at = f"{user}@" if user else ""
+        return f"postgresql://{at}{','.join(self.addresses)}/{self.database or ''}"
+
+
+UNREADABLE_URL = (
+    "DATABASE_URL cannot be read as a PostgreSQL URL (its value is not shown, as it may"
+    " hold a password): expected postgresql://user:password@host:5432/database, with a"
+    " port from 1 to 65535 and any / # ? @ : in the password percent-encoded (/ is %2F)"
+)
+
+
+def parse_database_url(raw: str) -> DatabaseUrl:
+    """Read a DATABASE_URL with asyncpg's own DSN parser (what the bot will connect with);
+    ConfigError, never echoing the value, for anything it would not take as given."""
+    # asyncpg's DSN parser is internal (connect_utils); uv.lock pins the version, and
+    # tests/test_settings.py checks every form against it.
+    from asyncpg import connect_utils  # type: ignore[import-untyped]
+
+    scheme = urlsplit(raw).scheme if "://" in raw else ""
+    if scheme not in ("postgresql", "postgres") or not raw.startswith(f"{scheme}://"):
+        # Not a URL asyncpg reads as one: a libpq key=value string, `postgresql:/…` or a
+        # scheme-less `user:password@host` (where the password may be anywhere).
+        raise ConfigError(UNREADABLE_URL)
+    try:
+        addresses, params = connect_utils._parse_connect_dsn_and_args(
+            dsn=raw,
+            host=None,
+            port=None,
+            user=None,
+            password=None,
+            passfile=None,
+            database=None,
+            ssl=None,
+            service=None,
+            servicefile=None,
+            direct_tls=None,
+            server_settings=None,
+            target_session_attrs=None,
+            krbsrvname=None,
+            gsslib=None,
+        )
+    except Exception:
+        # The driver's message may quote part of the value (a password cut at a `/`).
+        raise ConfigError(UNREADABLE_URL) from None
+    shown: list[str] = []
+    for address in addresses:
+        if isinstance(address, tuple):
+            host, port = address
+            if "@" in str(host):
+                # The driver split the user part at its first @: the rest of a password
+                # holding an unescaped @ would pass for the host, and be shown as one.
+                raise ConfigError(UNREADABLE_URL)
+            if not 1 <= int(port) <= 65535:
+                raise ConfigError(f"DATABASE_URL has port {port}: a port is from 1 to 65535")
+            shown.append(f"{host}:{port}")
+        else:
+            shown.append(str(address))
+    secrets: set[str] = set()
+    if params.password:
+        secrets.update({params.password, quote(params.password, safe="")})
+    given = urlsplit(raw).password  # the password as written, percent-encoded or not
+    if given:
+        secrets.add(given)
+    # Longest first: a redaction must not leave the tail of a longer spelling behind.
+    ordered = tuple(sorted(secrets, key=len, reverse=True))
+    return DatabaseUrl(params.user, params.database, tuple(shown), ordered)
+
+
 def hide_password(url: str) -> str:
-    """A database URL with its password replaced by ***, for messages and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host += f":{parts.port}"
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+    """A database URL for messages and logs: read by the driver's parser, its password
+    (and query) left out; a URL that cannot be read is not shown at all."""
+    try:
+        return parse_database_url(url).shown()
+    except ConfigError:
+        return "<unreadable DATABASE_URL>"
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """Text with every secret replaced by ***."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
 
 
 def check_database_url(raw: str | None) -> str | None:
-    """A postgresql:// URL, None when unset, else ConfigError (the URL's password hidden)."""
+    """A postgresql:// URL the driver can read, None when unset, else ConfigError (which
+    never shows the value: it may hold a password)."""
     url = (raw or "").strip()
     if not url:
         return None
-    if not url.startswith(POSTGRES_SCHEMES):
-        raise ConfigError(
-            f"DATABASE_URL {hide_password(url)} is not a PostgreSQL URL: expected"
-            " postgresql://user:password@host:5432/database (unset it to use SQLite)"
-        )
-    try:
-        urlsplit(url).port  # noqa: B018 - parsing the port is the check
-    except ValueError:
-        raise ConfigError(f"DATABASE_URL {hide_password(url)} has a malformed port") from None
+    parse_database_url(url)
     return url
 
 
@@ -360,26 +450,41 @@ def load_settings(
 
 
 class RedactingFilter(logging.Filter):
-    """Replaces the token in every log record, in case a library ever prints it."""
+    """Replaces the token (and any other secret: the database password) in every log
+    record, in case a library ever prints it."""
 
-    def __init__(self, secret: str) -> None:
+    def __init__(self, secret: str, *others: str) -> None:
         super().__init__()
         self.secret = secret
+        # The token is named as such; other secrets become ***. Longest first, so that no
+        # tail of a longer spelling is left behind.
+        self.replacements = [(secret, "<token>")] if secret else []
+        self.replacements += [
+            (other, "***") for other in sorted(set(others), key=len, reverse=True) if other
+        ]
+
+    def _redacted(self, text: str) -> str:
+        for secret, replacement in self.replacements:
+            text = text.replace(secret, replacement)
+        return text
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Redact the secret from the message, the exception text and the stack."""
-        if not self.secret:
+        """Redact the secrets from the message, the exception text and the stack."""
+        if not self.replacements:
             return True
         message = record.getMessage()
-        if self.secret in message:
-            record.msg = message.replace(self.secret, "<token>")
+        redacted = self._redacted(message)
+        if redacted != message:
+            record.msg = redacted
             record.args = ()
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
-        if record.exc_text and self.secret in record.exc_text:
-            record.exc_text = record.exc_text.replace(self.secret, "<token>")
-            # The formatter would rebuild the text from exc_info; keep only the redacted copy.
-            record.exc_info = None
-        if record.stack_info and self.secret in record.stack_info:
-            record.stack_info = record.stack_info.replace(self.secret, "<token>")
+        if record.exc_text:
+            text = self._redacted(record.exc_text)
+            if text != record.exc_text:
+                record.exc_text = text
+                # The formatter would rebuild the text from exc_info; keep the redacted copy.
+                record.exc_info = None
+        if record.stack_info:
+            record.stack_info = self._redacted(record.stack_info)
         return True

@@ -7,6 +7,7 @@ PostgreSQL backend numbers them.
 
 from __future__ import annotations
 
+import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Coroutine, Sequence
@@ -16,6 +17,7 @@ from bot.records.results import GameResult
 from bot.storage import work
 from bot.storage.rows import (
     BrokenRow,
+    DatabaseUnavailable,
     Dialect,
     TableRecord,
     broken_row,
@@ -24,6 +26,12 @@ from bot.storage.rows import (
 
 T = TypeVar("T")
 Work = Callable[..., Coroutine[Any, Any, T]]
+log = logging.getLogger(__name__)
+
+# While the database is down, one save per this many seconds is tried; the others fail at
+# once (nothing changed), so that a click is answered at once and a dead server is not
+# hammered. The first save tried after the database's return notices it.
+RETRY_INTERVAL = 0.5
 
 
 class Storage(ABC):
@@ -43,13 +51,55 @@ class Storage(ABC):
     """
 
     dialect: Dialect
-    # Called (with the reason) when the shards claimed can no longer be held: the process
-    # must stop running them. Only PostgreSQL claims can be lost.
-    on_claim_lost: Callable[[str], None] | None = None
+    # Called (with the shards and the reason) when shards claimed were taken by another
+    # process while their claim was lost: this one must stop running them. Only
+    # PostgreSQL claims can be lost.
+    on_shards_lost: Callable[[list[int], str], None] | None = None
+    # Called with False when the database becomes unavailable, with True when it is back.
+    on_availability: Callable[[bool], None] | None = None
+    # When the current outage began (wall clock, for the heartbeat); None while it answers.
+    down_since: float | None = None
+    # How many outages began since the storage opened (a beat tells a short one happened).
+    outages: int = 0
+    _tried_at: float = 0.0
 
     @abstractmethod
     async def close(self) -> None:
         """Close every connection (and give up any shard claimed)."""
+
+    async def probe(self) -> None:
+        """Check that the database answers; DatabaseUnavailable (or the driver's error) if not."""
+        await self.schema_version()
+
+    @property
+    def available(self) -> bool:
+        """Whether the database answered the last time it was used."""
+        return self.down_since is None
+
+    def mark_down(self, error: BaseException) -> None:
+        """Note that the database is unavailable (said once per outage). Its return is
+        noticed by the next save tried (see RETRY_INTERVAL) or the next health probe."""
+        if self.down_since is not None:
+            return
+        self.down_since = time.time()
+        self.outages += 1
+        log.error("the database is unavailable: %s", error)
+        if self.on_availability is not None:
+            self.on_availability(False)
+
+    def mark_up(self) -> None:
+        """Note that the database answers again."""
+        if self.down_since is None:
+            return
+        log.warning("the database answers again after %.1f s", time.time() - self.down_since)
+        self.down_since = None
+        if self.on_availability is not None:
+            self.on_availability(True)
+
+    def may_try(self) -> bool:
+        """Whether a save now would be tried: always while the database answers, else once
+        per RETRY_INTERVAL (the others are refused at once)."""
+        return self.down_since is None or time.monotonic() - self._tried_at >= RETRY_INTERVAL
 
     @abstractmethod
     async def schema_version(self) -> int:
@@ -103,12 +153,25 @@ class Storage(ABC):
 
         ``columns`` names the columns that changed (of ``work.TABLE_COLUMNS``); the others
         are left as stored. Every column is written when it is None.
+
+        DatabaseUnavailable if the database is out of reach (or will not write): nothing
+        was saved. Any other error leaves the outcome unknown: read the row back to know.
         """
         if record.id is None:
             raise ValueError("save_table needs a table that was created first")
         expected = record.revision if expect_revision is None else expect_revision
         written = work.saved_columns(columns)
-        await self._save(record, move, expected, time.time(), result, written)
+        if self.down_since is not None:
+            # Down: one save per interval goes through to find out whether it is back.
+            if not self.may_try():
+                raise DatabaseUnavailable("the database is unavailable; nothing was sent")
+            self._tried_at = time.monotonic()
+        try:
+            await self._save(record, move, expected, time.time(), result, written)
+        except DatabaseUnavailable as error:
+            self.mark_down(error)
+            raise
+        self.mark_up()
         record.revision = expected + 1
 
     async def _save(

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, TypeVar
 
 import asyncpg  # type: ignore[import-untyped]
@@ -21,6 +21,7 @@ from bot.records.results import GameResult
 from bot.storage import work
 from bot.storage.base import Storage, Work
 from bot.storage.rows import (
+    DatabaseUnavailable,
     Dialect,
     SchemaTooNew,
     ShardClaimed,
@@ -41,9 +42,22 @@ CLAIM_LOCK = -2  # held while a process checks the shard count and claims its sh
 # The first key of the shared lock every process holds on its shard count ("carc").
 COUNT_KEY = 0x63617263
 CONNECT_TIMEOUT = 10.0
-# Seconds before each attempt to claim the shards again after their connection died.
-RECLAIM_DELAYS = (0.0, 1.0, 2.0, 4.0, 8.0)
+# Seconds before each attempt to claim the shards again after their connection died; the
+# last is repeated for as long as it takes (a process never gives up on its database).
+RECLAIM_DELAYS = (0.0, 0.5, 1.0, 2.0)
 POOL_SIZE = 10
+# How long a save waits for a pooled connection (a new one included) before it counts the
+# database as out of reach. The click it answers has been deferred long before.
+ACQUIRE_TIMEOUT = CONNECT_TIMEOUT
+# The errors of a server that is out of reach, shutting down or starting up.
+UNREACHABLE: tuple[type[BaseException], ...] = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.TooManyConnectionsError,
+    asyncpg.InterfaceError,
+)
 
 POSTGRES = Dialect(
     name="postgres",
@@ -190,8 +204,36 @@ class PostgresStorage(Storage):
 
     async def schema_version(self) -> int:
         """The schema version the database is at."""
-        async with self._pool.acquire() as connection:
+        async with self._connection() as connection:
             return await schema_version_at(connection)
+
+    async def probe(self) -> None:
+        """One trivial query: DatabaseUnavailable if the server is out of reach."""
+        async with self._connection() as connection:
+            try:
+                await connection.fetchval("SELECT 1", timeout=CONNECT_TIMEOUT)
+            except UNREACHABLE as error:
+                raise DatabaseUnavailable(f"the database does not answer: {error!r}") from error
+
+    @contextlib.asynccontextmanager
+    async def _connection(self) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection; DatabaseUnavailable if none can be had (nothing was sent).
+
+        A connection that fails to reset on its way back to the pool (asyncpg can raise
+        from release() after a commit) is the pool's to replace: the statement's answer is
+        already in, so that failure is logged, not passed on as a failed save.
+        """
+        try:
+            connection = await self._pool.acquire(timeout=ACQUIRE_TIMEOUT)
+        except UNREACHABLE as error:
+            raise DatabaseUnavailable(f"cannot reach the database: {error!r}") from error
+        try:
+            yield connection
+        finally:
+            try:
+                await self._pool.release(connection)
+            except Exception:
+                log.warning("a database connection failed to go back to the pool", exc_info=True)
 
     async def migrate(self) -> None:
         """Apply every migration not yet applied, each in its own transaction.
@@ -289,35 +331,53 @@ class PostgresStorage(Storage):
         self._reclaiming = asyncio.get_running_loop().create_task(self._reclaim(shards, count))
 
     async def _reclaim(self, shards: list[int], count: int | None) -> None:
-        """Claim the shards again; if they cannot be, say why to on_claim_lost."""
-        reason = "the database cannot be reached"
-        for delay in RECLAIM_DELAYS:
-            await asyncio.sleep(delay)
+        """Claim the shards again, for as long as the database stays away; the ones another
+        process took meanwhile are given up (on_shards_lost), and the rest kept."""
+        attempt = 0
+        while True:
+            await asyncio.sleep(RECLAIM_DELAYS[min(attempt, len(RECLAIM_DELAYS) - 1)])
+            attempt += 1
             try:
                 await self.claim_shards(shards, count)
-            except (ShardClaimed, ShardCountMismatch) as error:
-                reason = str(error)
-                break  # another process runs them now: waiting will not help
-            except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
-                reason = f"the database cannot be reached ({error!r})"
+            except ShardClaimed as error:
+                kept = [shard for shard in shards if shard not in error.shards]
+                self._shards_lost(list(error.shards), str(error))
+                shards = kept
+                if not shards:
+                    return
+                attempt = 0  # the free ones at once
+                continue
+            except ShardCountMismatch as error:
+                self._shards_lost(shards, str(error))
+                return
+            except (*UNREACHABLE, asyncpg.PostgresError) as error:
+                if attempt == 1 or attempt % 30 == 0:
+                    log.warning(
+                        "cannot claim shards %s again yet (attempt %d): %r", shards, attempt, error
+                    )
+                self.mark_down(DatabaseUnavailable(repr(error)))
                 if self._claim is not None:
                     self._claim.terminate()  # half set up: the next attempt starts afresh
                     self._claim = None
                 continue
-            log.warning("claimed shards %s again", shards)
+            log.warning("claimed shards %s again after %d attempts", shards, attempt)
             return
+
+    def _shards_lost(self, shards: list[int], reason: str) -> None:
+        """Some shards are another process's now: this one must stop running them."""
         log.critical(
-            "lost the database connection holding shards %s and could not claim them"
-            " again: %s; this process must stop running them",
+            "shards %s were claimed by another process while the database connection was"
+            " down (%s); this process stops running them",
             shards,
             reason,
         )
-        if self.on_claim_lost is not None:
-            self.on_claim_lost(reason)
+        if self.on_shards_lost is not None:
+            self.on_shards_lost(shards, reason)
 
     async def read(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of a read-only query (the records' history, stats and leaderboards)."""
-        return list(await self._pool.fetch(numbered(query), *params))
+        async with self._connection() as connection:
+            return list(await connection.fetch(numbered(query), *params))
 
     async def _save(
         self,
@@ -334,17 +394,18 @@ class PostgresStorage(Storage):
             await super()._save(record, move, expected, now, result, columns)
             return
         params = (*work.values_of(record, columns), now, record.id, expected)
-        if move is None:
-            tag = await self._pool.execute(numbered(work.update_sql(columns)), *params)
-            changed = int(str(tag).rsplit(" ", 1)[-1])
-        else:
-            changed = await self._pool.fetchval(
-                save_with_move(columns), *params, record.move_number, move[0], move[1], now
-            )
+        async with self._connection() as connection:
+            if move is None:
+                tag = await connection.execute(numbered(work.update_sql(columns)), *params)
+                changed = int(str(tag).rsplit(" ", 1)[-1])
+            else:
+                changed = await connection.fetchval(
+                    save_with_move(columns), *params, record.move_number, move[0], move[1], now
+                )
         if changed != 1:
             raise StaleWrite(f"table {record.id} is no longer at revision {expected}")
 
     async def _transaction(self, unit: Work[T], *args: Any) -> T:
         """Run the unit of work in one transaction on a pooled connection."""
-        async with self._pool.acquire() as connection, connection.transaction():
+        async with self._connection() as connection, connection.transaction():
             return await unit(_Transaction(connection), *args)

@@ -24,6 +24,14 @@ class StaleWrite(Exception):
     """A save named a revision the database no longer holds: someone wrote newer state."""
 
 
+class DatabaseUnavailable(Exception):
+    """The database could not be reached or would not write: nothing was saved.
+
+    Raised only when the failure is known to have changed nothing (no connection, a
+    locked, read-only or full file); a failure whose outcome is unknown keeps its own type.
+    """
+
+
 class ShardCountMismatch(RuntimeError):
     """Another process on the same database splits the guilds into another number of shards.
 

@@ -12,7 +12,7 @@ import aiosqlite
 
 from bot.storage import work
 from bot.storage.base import Storage, Work
-from bot.storage.rows import Dialect, SchemaTooNew
+from bot.storage.rows import DatabaseUnavailable, Dialect, SchemaTooNew
 from bot.storage.schema import MIGRATIONS, Migration
 
 T = TypeVar("T")
@@ -66,26 +66,68 @@ def run_to_end(coroutine: Coroutine[Any, Any, T]) -> T:
     raise RuntimeError("a SQLite unit of work awaited something other than its transaction")
 
 
+# SQLite's primary result codes of a file that cannot be written now: busy or locked by
+# another connection, read-only, an I/O error, full, cannot be opened. Rolled back, each
+# leaves the database as it was.
+UNAVAILABLE_CODES = frozenset(
+    {
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_IOERR,
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_CANTOPEN,
+    }
+)
+
+
+def unavailable(error: BaseException) -> bool:
+    """Whether a SQLite error means the file cannot be written now (not a bad statement)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return (
+        isinstance(error, sqlite3.Error) and code is not None and code & 0xFF in UNAVAILABLE_CODES
+    )
+
+
 def _in_transaction(connection: sqlite3.Connection, unit: Work[T], args: tuple[Any, ...]) -> T:
     try:
         connection.execute("BEGIN")
         value = run_to_end(unit(_Transaction(connection), *args))
         connection.commit()
-    except BaseException:
-        connection.rollback()
+    except BaseException as error:
+        if connection.in_transaction:
+            connection.rollback()
+        if unavailable(error):
+            raise DatabaseUnavailable(f"the database file cannot be written: {error}") from error
         raise
     return value
 
 
 def _in_transactions(connection: sqlite3.Connection, batch: list[_Job]) -> list[tuple[bool, Any]]:
-    """Run each job in its own transaction, in order: (ok, value or error) per job."""
+    """Run each job in its own transaction, in order: (ok, value or error) per job.
+
+    Once the file proves unwritable the rest of the batch is refused at once: each would
+    otherwise wait out the busy timeout in turn, long after its click needed an answer.
+    """
     outcomes: list[tuple[bool, Any]] = []
+    down: DatabaseUnavailable | None = None
     for unit, args, _ in batch:
+        if down is not None:
+            outcomes.append((False, DatabaseUnavailable(str(down))))
+            continue
         try:
             outcomes.append((True, _in_transaction(connection, unit, args)))
+        except DatabaseUnavailable as error:
+            down = error
+            outcomes.append((False, error))
         except Exception as error:
             outcomes.append((False, error))
     return outcomes
+
+
+async def _probe_write(transaction: Any) -> None:
+    """A write that changes nothing: it needs the file's write lock and a writable file."""
+    await transaction.execute("DELETE FROM guild_settings WHERE 0")
 
 
 # A unit of work for the database thread: the unit, its arguments, its future (None for
@@ -150,6 +192,11 @@ class SqliteStorage(Storage):
                 )
             for version, step in enumerate(MIGRATIONS[current:], start=current + 1):
                 await self._in_thread(_in_transaction, work.apply_step, (step, version))
+
+    async def probe(self) -> None:
+        """A write that changes nothing: DatabaseUnavailable while the file is locked by
+        another connection, read-only or otherwise unwritable (reads may still work)."""
+        await self._transaction(_probe_write)
 
     async def claim_shards(self, shard_ids: Sequence[int], shard_count: int | None = None) -> None:
         """Nothing to do: the instance lock (bot.runtime.instance_lock) keeps a file to one

@@ -48,6 +48,24 @@ class SaveFailed(UserError):
         super().__init__("table.save_failed")
 
 
+class DatabaseDown(SaveFailed):
+    """The database is out of reach (or will not write): nothing changed, try again soon."""
+
+    def __init__(self) -> None:
+        UserError.__init__(self, "table.db_down")
+
+
+class SaveUnknown(UserError):
+    """A save was sent but the database went away before saying whether it was kept.
+
+    The table settles it by reading the row back once the database answers, and shows
+    the outcome then.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("table.save_unknown")
+
+
 # Engine error codes whose meaning at a table is "that button is out of date".
 MOVED_ON_CODES = frozenset({"game_over", "wrong_phase"})
 # Engine error codes answered with a table-level key rather than error.<code>.

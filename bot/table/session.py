@@ -17,8 +17,16 @@ from typing import Any
 from bot.engines.contract import GameEngine
 from bot.engines.errors import IllegalMove
 from bot.records.results import GameResult, PlayerResult
-from bot.storage import Storage, TableRecord
-from bot.table.errors import Localized, SaveFailed, TableMovedOn, UserError, user_error_for
+from bot.storage import DatabaseUnavailable, StaleWrite, Storage, TableRecord
+from bot.table.errors import (
+    DatabaseDown,
+    Localized,
+    SaveFailed,
+    SaveUnknown,
+    TableMovedOn,
+    UserError,
+    user_error_for,
+)
 from bot.table.meta import Notice, TableMeta, Turn
 from bot.table.spec import GameSpec, Letter, PublicTable, TableFacts, is_computer_id
 
@@ -403,6 +411,12 @@ class TableSession:
         self.on_changed: Callable[[TableSession, bool, Sequence[Letter]], None] = (
             lambda session, published, letters: None
         )
+        # Called when a save whose outcome was unknown turns out to have gone through after
+        # its click was answered (the host sends the DMs it caused).
+        self.on_settled: Callable[[TableSession, Draft], None] = lambda session, draft: None
+        # A change whose save was sent but never answered: it may or may not be stored.
+        # Until it is settled by reading the row back, no other change is made.
+        self.unsettled: Draft | None = None
 
     # -- reading ------------------------------------------------------------------------
 
@@ -506,33 +520,65 @@ class TableSession:
     ) -> Draft:
         """Compute a change on a draft, save it in one transaction, then swap it in.
 
-        ``step`` may raise a UserError: nothing changes. A failed save raises SaveFailed:
-        nothing changes either. ``then`` runs after the swap, still under the lock, so
-        publications of successive changes keep their order.
+        ``step`` may raise a UserError: nothing changes. A save that certainly failed
+        raises SaveFailed (DatabaseDown when the database is out of reach): nothing changes
+        either. A save whose outcome is unknown is settled by reading the row back: the
+        change stands if the row holds it, else SaveFailed; SaveUnknown while the row
+        cannot be read. A StaleWrite reloads the table from the database. ``then`` runs
+        after the swap, still under the lock, so publications keep their order.
         """
         if not self.lock.locked():
             raise RuntimeError("change_locked needs the table's lock")
+        # An earlier change's fate first: this one must build on what is really stored.
+        await self.settle()
         draft = Draft(self, self.clock())
         draft.result = step(draft)
         draft.finish()
+        expected = self.record.revision
         try:
             await self.storage.save_table(
                 draft.record,
                 draft.move,
-                expect_revision=self.record.revision,
+                expect_revision=expected,
                 result=draft.game_result,
                 columns=draft.changed_columns(self.record),
             )
-        except Exception as error:
+        except StaleWrite as error:
+            # Another writer holds newer state: show that, so the next click builds on it.
+            log.warning("%s table %s: %s; reloading it", self.spec.name, self.id, error)
+            await self.reload()
+            raise SaveFailed() from error
+        except DatabaseUnavailable as error:
             log.warning(
-                "could not save %s table %s (revision %s): %r",
+                "could not save %s table %s (revision %s): %s",
                 self.spec.name,
                 self.id,
-                self.record.revision,
+                expected,
+                error,
+                # The driver's error once per attempt; a save refused at once has none.
+                exc_info=error.__cause__ is not None,
+            )
+            raise DatabaseDown() from error
+        except Exception as error:
+            log.warning(
+                "the save of %s table %s (revision %s) ended without an answer: %r;"
+                " reading the row back",
+                self.spec.name,
+                self.id,
+                expected,
                 error,
                 exc_info=True,
             )
-            raise SaveFailed() from error
+            # The save may have bumped the draft's revision before it raised: the read
+            # back compares with the revision it replaced.
+            draft.record.revision = expected
+            self.unsettled = draft
+            try:
+                stood = await self._settle_unsettled()
+            except DatabaseDown:
+                raise SaveUnknown() from error
+            if stood is None:
+                raise SaveFailed() from error
         self._swap(draft)
         published = False
         if then is not None:
@@ -543,6 +589,101 @@ class TableSession:
                 log.warning("answering a change of table %s failed", self.id, exc_info=True)
         self.on_changed(self, published, draft.letters)
         return draft
+
+    async def settle(self) -> None:
+        """Settle a save whose outcome was unknown (under the lock): if the row holds it,
+        swap it in and publish it; DatabaseDown while the row cannot be read."""
+        if self.unsettled is None:
+            return
+        draft = await self._settle_unsettled()
+        if draft is not None:
+            self._swap(draft)
+            self.on_changed(self, False, ())
+            self.on_settled(self, draft)
+
+    async def _settle_unsettled(self) -> Draft | None:
+        """Read the row back: the unsettled draft if its save went through, else None (a
+        row another writer changed is loaded). DatabaseDown if the row cannot be read."""
+        draft = self.unsettled
+        if draft is None:
+            return None
+        expected = draft.record.revision  # a failed save leaves the draft's revision alone
+        try:
+            stored = await self.storage.get_table(self.id)
+        except Exception as error:
+            log.warning("cannot read %s table %s back yet: %r", self.spec.name, self.id, error)
+            raise DatabaseDown() from error
+        self.unsettled = None
+        # One revision past ours is ours: only this process writes its shards' rows under
+        # the table's lock, and any other writer would have met a StaleWrite of its own.
+        if (
+            stored is not None
+            and stored.revision == expected + 1
+            and stored.move_number == draft.record.move_number
+            and stored.status == draft.record.status
+        ):
+            log.warning(
+                "the unanswered save of %s table %s went through (revision %s)",
+                self.spec.name,
+                self.id,
+                expected + 1,
+            )
+            draft.record.revision = expected + 1
+            changes = stored.meta.get("rating_changes")
+            if changes:
+                draft.record.meta["rating_changes"] = changes
+            return draft
+        if stored is not None and stored.revision == expected:
+            log.warning(
+                "the unanswered save of %s table %s did not go through; nothing changed",
+                self.spec.name,
+                self.id,
+            )
+            return None
+        log.warning(
+            "%s table %s holds another writer's revision: reloading it", self.spec.name, self.id
+        )
+        self.load(stored)
+        return None
+
+    async def reload(self) -> None:
+        """Load the table again from the database and publish it (after a StaleWrite).
+
+        If the database cannot be read now, the next change meets the StaleWrite again
+        and tries once more.
+        """
+        try:
+            stored = await self.storage.get_table(self.id)
+        except Exception:
+            log.warning("cannot reload %s table %s yet", self.spec.name, self.id, exc_info=True)
+            return
+        self.load(stored)
+
+    def load(self, stored: TableRecord | None) -> None:
+        """Take over the stored row (None: deleted), then replan and publish the table."""
+        if stored is None:
+            # Only a lobby whose message never appeared is deleted: it is gone.
+            self.record.status = "cancelled"
+            self.engine = None
+        else:
+            try:
+                engine = (
+                    self.spec.engine_from_dict(stored.state)
+                    if stored.state is not None and stored.status in ("running", "finished")
+                    else None
+                )
+                meta = TableMeta.from_dict(stored.meta)
+            except Exception:
+                log.error(
+                    "%s table %s no longer loads; kept as it was",
+                    self.spec.name,
+                    self.id,
+                    exc_info=True,
+                )
+                return
+            self.record, self.meta, self.engine = stored, meta, engine
+        self.memory.clear()  # computers' memory of a round that may have gone another way
+        self.on_changed(self, False, ())
 
     def _swap(self, draft: Draft) -> None:
         self.record = draft.record

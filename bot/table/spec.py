@@ -86,6 +86,14 @@ class TableFacts:
             return self.mention(player)
         return escape_name(name)
 
+    def short_name(self, player: str | int) -> str:
+        """The name for a table's own lines: a computer without its level ('🤖 Computer 1'),
+        which the lobby and the final board still give, so a phone's line does not wrap."""
+        name = self.name(player)
+        if is_computer_id(player) and str(player) in self.computers and name.endswith(")"):
+            return name.rsplit(" (", 1)[0]
+        return name
+
     def plain_name(self, player: str | int) -> str:
         """The display name as text for a code block (where escaping would show)."""
         name = self.names.get(str(player))

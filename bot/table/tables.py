@@ -15,10 +15,10 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from bot.storage import BrokenRow, ChannelBusy, Storage, TableRecord
-from bot.table.errors import UserError
+from bot.table.errors import DatabaseDown, UserError
 from bot.table.meta import TableMeta
 from bot.table.session import Draft, TableSession, game_result
-from bot.table.shards import ShardSet
+from bot.table.shards import ShardSet, shard_of
 from bot.table.spec import GameSpec, Letter
 from bot.table.thinking import ThinkingPool
 from bot.table.timers import TimedEvent, Timers
@@ -90,6 +90,10 @@ class Tables:
         self._by_id: dict[int, TableSession] = {}
         self._by_channel: dict[int, int] = {}
         self._locks: dict[int, asyncio.Lock] = {}
+        # Shards another process took over while this one's claim was lost.
+        self.lost: set[int] = set()
+        # Tasks started by the registry itself (settling, late DMs): kept until done.
+        self._background: set[asyncio.Task[None]] = set()
 
     # -- the registry -------------------------------------------------------------------
 
@@ -105,8 +109,16 @@ class Tables:
         return lock
 
     def owns(self, guild_id: int | None) -> bool:
-        """Whether a guild's tables belong to this process's shards."""
+        """Whether a guild's tables belong to this process's shards (and were not taken
+        over by another process: drop_shards)."""
+        if self.lost and self._on_lost_shard(guild_id):
+            return False
         return self.shards.owns(guild_id)
+
+    def _on_lost_shard(self, guild_id: int | None) -> bool:
+        count = self.shards.count
+        # With the count left to Discord the one claim (shard 0) stands for every guild.
+        return count is None or shard_of(guild_id, count) in self.lost
 
     def get(self, table_id: int) -> TableSession | None:
         """An open table by id, or None if it is closed or unknown."""
@@ -128,6 +140,7 @@ class Tables:
             self.specs[record.game], record, self.storage, self.lock(record.channel_id), self.clock
         )
         session.on_changed = self._changed
+        session.on_settled = self._settled
         return session
 
     def _remember(self, session: TableSession) -> None:
@@ -159,6 +172,46 @@ class Tables:
         for listener in self.listeners:
             listener(session)
 
+    def _settled(self, session: TableSession, draft: Draft) -> None:
+        """A save settled late went through: queue the DMs it caused (under the lock)."""
+        if draft.letters:
+            self.publisher.deliver(session, draft.letters)
+
+    def _in_background(self, work: Awaitable[None], what: str) -> None:
+        """Run ``work`` as a task of the registry's own; its failure is logged."""
+
+        async def run() -> None:
+            try:
+                await work
+            except Exception:
+                log.exception("%s failed", what)
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def database_back(self) -> None:
+        """The database answers again: settle every save whose outcome is still unknown."""
+        for session in self:
+            if session.unsettled is not None:
+                self._in_background(self._settle(session), f"settling table {session.id}")
+
+    async def _settle(self, session: TableSession) -> None:
+        async with session.lock:
+            try:
+                await session.settle()
+            except DatabaseDown:
+                return  # away again: the next change, or the next return, settles it
+
+    def drop_shards(self, shards: Sequence[int]) -> list[TableSession]:
+        """Stop running the tables of these shards (another process runs them now): their
+        timers stop and they leave memory, untouched in the database. The ones dropped."""
+        self.lost.update(shards)
+        dropped = [s for s in self if self._on_lost_shard(s.record.guild_id)]
+        for session in dropped:
+            self._forget(session)
+        return dropped
+
     def _tidy(self, session: TableSession) -> None:
         """Let the publisher delete a half-time reminder whose turn has passed (if it can)."""
         tidy = getattr(self.publisher, "tidy", None)
@@ -166,8 +219,10 @@ class Tables:
             tidy(session)
 
     def close(self) -> None:
-        """Stop every timer (the bot is shutting down)."""
+        """Stop every timer and the registry's own tasks (the bot is shutting down)."""
         self.timers.cancel_all()
+        for task in list(self._background):
+            task.cancel()
 
     async def start_thinking(self) -> None:
         """Start the thinking workers, warmed up with every registered game's AI."""
@@ -201,10 +256,23 @@ class Tables:
             if isinstance(record, BrokenRow):
                 broken.append(record)
                 continue
-            if record.game not in self.specs:
+            reason = self.unrestorable(record)
+            if reason is not None:
+                assert record.id is not None
+                broken.append(
+                    BrokenRow(
+                        record.id,
+                        record.game,
+                        record.channel_id,
+                        record.guild_id,
+                        record.message_id,
+                        reason,
+                    )
+                )
                 continue
             try:
                 session = self._session(record)
+                _check_seats(session)
             except Exception as error:
                 assert record.id is not None
                 broken.append(
@@ -238,6 +306,15 @@ class Tables:
         )
         await self.backfill_records()
         return restored
+
+    def unrestorable(self, record: TableRecord) -> str | None:
+        """Why an open table's row cannot be run again (None if it can): an unknown game,
+        or a running game without a state."""
+        if record.game not in self.specs:
+            return f"unknown game {record.game!r}"
+        if record.status == "running" and not record.state:
+            return "a running game without a state"
+        return None
 
     async def backfill_records(self) -> int:
         """Record the games that ended before the records existed, oldest first (rated in
@@ -306,6 +383,10 @@ class Tables:
     async def _on_event(self, session: TableSession, event: TimedEvent) -> None:
         if self.get(session.id) is not session:
             return  # closed meanwhile
+        if not self.storage.may_try():
+            # Nothing could be saved: no search for a move that would be thrown away. The
+            # timer tries again (bot.table.timers.OUTAGE_RETRY).
+            raise DatabaseDown()
         if event.kind == "expire":
             await self._expire(session)
         elif event.kind == "computer":
@@ -396,6 +477,17 @@ class Tables:
         except (UserError, ValueError):
             return False
         return True
+
+
+def _check_seats(session: TableSession) -> None:
+    """ValueError unless a running game's players are the table's seats, in order."""
+    engine = session.engine
+    if engine is None:
+        return
+    players = [str(player) for player in engine.players]
+    seats = [str(seat) for seat in session.record.seats]
+    if players != seats:
+        raise ValueError(f"its seats {seats} are not its game's players {players}")
 
 
 def _auto(player: str, action: Any, *, timed_out: bool) -> Callable[[Draft], Any]:

@@ -24,7 +24,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -194,17 +194,25 @@ class ThinkingPool:
         if self._starter is not None:
             await asyncio.shield(self._starter)
 
-    async def _open(self) -> ProcessPoolExecutor:
-        """A new pool whose every worker has started and warmed up."""
+    def _spawn(self) -> tuple[ProcessPoolExecutor, list[Future[Any]]]:
+        """A new pool and one ping per worker, which makes the pool start every worker.
+
+        Run in a thread: the pool starts its processes inside the first submit, and each
+        start (a fork and an exec) can take a second on a loaded machine, which the event
+        loop (and every click) would otherwise wait out.
+        """
         executor = ProcessPoolExecutor(
             self.workers,
             mp_context=multiprocessing.get_context(START_METHOD),
             initializer=warm,
             initargs=(self._modules, os.getpid()),
         )
-        loop = asyncio.get_running_loop()
-        # The pool starts a worker per task it cannot hand to an idle one: one task each.
-        pings = [loop.run_in_executor(executor, started) for _ in range(self.workers)]
+        return executor, [executor.submit(started) for _ in range(self.workers)]
+
+    async def _open(self) -> ProcessPoolExecutor:
+        """A new pool whose every worker has started and warmed up."""
+        executor, submitted = await asyncio.to_thread(self._spawn)
+        pings = [asyncio.wrap_future(ping) for ping in submitted]
         try:
             await asyncio.wait_for(asyncio.gather(*pings), self.start_timeout)
         except (BrokenProcessPool, TimeoutError):

@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bot.table.errors import DatabaseDown, SaveUnknown
+
 if TYPE_CHECKING:
     from bot.table.session import TableSession
 
@@ -21,6 +23,10 @@ log = logging.getLogger(__name__)
 BOT_DELAY = 2.0  # seconds a computer "thinks" so people can follow its moves
 LOBBY_TTL = 15 * 60  # a lobby not started within 15 minutes closes itself
 RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 60.0)  # then every 60 s
+# While the database is away an event is tried again this often, however long the outage:
+# the table is back to normal within this long of the database's return. A failing attempt
+# costs next to nothing then (the storage refuses at once while it knows it is down).
+OUTAGE_RETRY = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +137,18 @@ class Timers:
                 break
             except asyncio.CancelledError:
                 raise
+            except (DatabaseDown, SaveUnknown):
+                # Not a fault of the event: it waits for the database, and is never dropped.
+                attempt += 1
+                if attempt == 1:
+                    log.warning(
+                        "%s on %s table %s waits for the database; trying every %.0f s",
+                        event.kind,
+                        session.spec.name,
+                        session.id,
+                        OUTAGE_RETRY,
+                    )
+                await asyncio.sleep(OUTAGE_RETRY)
             except Exception:
                 delay = RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)]
                 attempt += 1

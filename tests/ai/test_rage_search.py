@@ -14,7 +14,7 @@ from bot.ai.rage_sim import NONE, SimRound
 from bot.engines.rage import Card, Colour, Phase, Play, RageOptions, RageState
 from tests.benchmark_scripts import load
 
-heuristic = load("rage_heuristic")
+heuristic = load("strength/rage_heuristic")
 
 NAMES = ("anja", "bernd", "claudia", "dieter", "emil")
 

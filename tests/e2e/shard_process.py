@@ -58,6 +58,9 @@ async def play(url: str, shard: int, folder: Path, count: int = SHARD_COUNT) -> 
         database_url=url,
         shard_count=count,
         shard_ids=(shard,),
+        # Its games have no computer players: no worker processes to start beside a test
+        # process on a machine that may be loaded already.
+        ai_workers=0,
     )
     env = Env(create_bot(settings), shard_count=count)
     await env.start()

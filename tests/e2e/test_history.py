@@ -56,12 +56,18 @@ def step_line(message: Any) -> str:
 async def finished_no_thanks(env: Env) -> tuple[Table, list[dict[str, Any]]]:
     """A three-player No Thanks! game clicked to its end on a new server, and the live
     table's embed after each move (index: the move it shows)."""
-    table = await open_table(env, 3)
+    table = await open_table(env, 3, pictures=False)  # the whole live table as text
     live = [table.embed.to_dict()]
     while table.running:
         await table.click(table.active(), choose(table.game))
         live.append(table.embed.to_dict())
     return table, live
+
+
+def game_lines(embed: dict[str, Any]) -> list[str]:
+    """A No Thanks! table's lines after whose turn it is, without the live timer."""
+    lines = str(embed.get("description", "")).splitlines()[1:]
+    return [line for line in lines if not line.startswith("⏰")]
 
 
 async def finished_rage(env: Env, guild: GuildHandle) -> int:
@@ -190,17 +196,19 @@ async def test_replay_steps_through_the_game_as_spectators_saw_it(simcord_env: E
     assert opened.ephemeral
     replay = opened.response
     assert step_line(replay) == f"Move 0 of {last}"
-    assert set(labels(replay)) == {"⏮", "◀", "▶", "⏭"}  # no round jumps in No Thanks!
+    # No rounds in No Thanks!: ⏪ ⏩ jump ten moves (a game has about 36).
+    assert set(labels(replay)) == {"⏮", "◀", "▶", "⏭", "⏪ −10", "+10 ⏩"}
     assert labels(replay)["◀"]["disabled"] and labels(replay)["⏮"]["disabled"]
-    # Game fields (the players' cards and the last moves) are the live table's at move 0.
-    assert replay.embeds[0].to_dict()["fields"] == live[0]["fields"]
+    # The game's lines (the pile, the players' cards, the last move) are the live table's
+    # at move 0.
+    assert game_lines(replay.embeds[0].to_dict()) == game_lines(live[0])
     # A replay names people, and pings nobody: the table's "@ana starts" is a name.
     assert "<@" not in replay.content and "<@" not in (replay.embeds[0].description or "")
     step = replay
     for move in range(1, 4):
         step = (await viewer.click(step, label="▶")).response
         assert step_line(step) == f"Move {move} of {last}"
-        assert step.embeds[0].to_dict()["fields"] == live[move]["fields"]
+        assert game_lines(step.embeds[0].to_dict()) == game_lines(live[move])
     step = (await viewer.click(step, label="◀")).response
     assert step_line(step) == f"Move 2 of {last}"
     end = (await viewer.click(step, label="⏭")).response
@@ -210,9 +218,14 @@ async def test_replay_steps_through_the_game_as_spectators_saw_it(simcord_env: E
     assert end.embeds[0].to_dict() == board
     assert labels(end)["▶"]["disabled"] and labels(end)["⏭"]["disabled"]
     before_end = (await viewer.click(end, label="◀")).response
-    assert before_end.embeds[0].to_dict()["fields"] == live[last - 1]["fields"]
+    assert game_lines(before_end.embeds[0].to_dict()) == game_lines(live[last - 1])
     start = (await viewer.click(before_end, label="⏮")).response
     assert step_line(start) == f"Move 0 of {last}"
+    ahead = (await viewer.click(start, label="+10 ⏩")).response
+    assert step_line(ahead) == f"Move 10 of {last}"
+    assert game_lines(ahead.embeds[0].to_dict()) == game_lines(live[10])
+    back = (await viewer.click(ahead, label="⏪ −10")).response
+    assert step_line(back) == f"Move 0 of {last}"
     assert simcord_env.errors == []
 
 
@@ -348,4 +361,25 @@ async def test_a_move_log_that_no_longer_reads_is_explained(simcord_env: Env) ->
     listed = await table.players[0].slash(table.channel, "cardtable history")
     opened = await table.players[0].select(listed.response, [str(table.table_id)], custom_id="hs:0")
     assert opened.ephemeral and opened.response.content == t("replay.broken", "en")
+    assert simcord_env.errors == []
+
+
+async def test_a_replay_shows_the_picture_where_the_server_shows_pictures(
+    simcord_env: Env,
+) -> None:
+    """On a server with pictures, each replay step carries the table's picture of that
+    move, with the short text beside it, as the live table had."""
+    table = await open_table(simcord_env, 3)
+    while table.running:
+        await table.click(table.active(), choose(table.game))
+    viewer = table.players[0]
+    listed = await viewer.slash(table.channel, "cardtable history")
+    opened = await viewer.select(listed.response, [str(table.table_id)], custom_id="hs:0")
+    replay = opened.response
+    (attachment,) = replay.attachments
+    assert "Turn: " in (attachment.description or "")  # the alt text reads the table
+    assert replay.embeds[0].image.url == f"attachment://{attachment.filename}"
+    step = (await viewer.click(replay, label="▶")).response
+    (moved,) = step.attachments
+    assert moved.description != attachment.description
     assert simcord_env.errors == []

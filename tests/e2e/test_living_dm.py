@@ -50,7 +50,7 @@ async def test_the_living_dm_follows_the_chips(simcord_env: Env) -> None:
     table = await open_table(simcord_env, 3)
     actor = table.active()
     (started,) = dms(actor)
-    assert "has started" in started and table.session.jump_url in started
+    assert f"has [started]({table.session.jump_url})" in started
     await table.click(actor, "No thanks!")
     (living,) = dms(actor)
     card = table.game.history[-1].card

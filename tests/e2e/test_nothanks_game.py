@@ -162,9 +162,12 @@ async def test_rematch_invites_former_players(simcord_env: Env) -> None:
     assert mentions["parse"] == []
     fields = lobby.embeds[0].fields
     assert fields[0].name == "Players (1/7)"
-    assert fields[0].value.splitlines()[0] == "1. cid"
-    assert f"<@{ana.id}>" in fields[0].value and f"<@{ben.id}>" in fields[0].value
-    assert f"<@{cid.id}>" in lobby.embeds[0].description
+    assert fields[0].value.splitlines() == ["1. cid"]  # the invited are not in the seats
+    # Said once, with the host, above the seats.
+    description = lobby.embeds[0].description or ""
+    assert description.startswith(f"Host: <@{cid.id}>. Invited: ")
+    assert f"<@{ana.id}>" in description and f"<@{ben.id}>" in description
+    assert description.count("Press **Join**") == 1
     shown = message_by_id(simcord_env, table.channel, lobby.id)
     start = next(i for row in shown.components for i in row.children if i.label == "Start")
     assert start.disabled

@@ -345,7 +345,7 @@ async def test_storage_failure_changes_nothing_and_is_reported(
     assert result.ephemeral
     assert result.response.content.startswith("Sorry, I could not save that move")
     assert simcord_env.errors == []  # answered, and logged with its cause:
-    logged = [r for r in caplog.records if "could not save" in r.getMessage()]
+    logged = [r for r in caplog.records if "ended without an answer" in r.getMessage()]
     assert len(logged) == 1 and isinstance(logged[0].exc_info[1], OSError)
     assert table.game.to_dict() == before
     assert table.embed.footer.text.startswith(f"Table #{table.table_id} · move 0")

@@ -62,7 +62,7 @@ async def test_moves_before_the_start_dm_goes_out_leave_the_right_history(
         ]
         assert [r.method for r in requests] in (["POST"], ["POST", "PATCH"])
         opening = requests[0].json["content"]
-        assert "has started" in opening and "11 chips" in opening
+        assert "game has" in opening and "You have 11 chips" in opening
         seat = game.players.index(str(player.id))
         (shown,) = dms(player)
         chips = game.chips[seat]

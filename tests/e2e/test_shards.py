@@ -3,7 +3,6 @@ them, and refuses (privately, logged) any click or command for another shard's t
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import logging
 from collections.abc import AsyncIterator, Collection, Sequence
@@ -286,15 +285,28 @@ async def test_a_process_claims_its_shards_before_it_restores_their_tables(
         assert await publisher.storage.get_table(table.table_id) == before
 
 
-async def test_a_lost_claim_stops_the_bot(simcord_env: Env) -> None:
-    """When its storage cannot claim the shards again, the bot closes and `python -m bot`
-    exits with status 1, so that a supervisor restarts it to claim them or refuse."""
+async def test_shards_taken_over_meanwhile_stop_running_here(
+    simcord_env: Env, misrouted: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    """When another process took shard 1 while this one's claim was lost, this process
+    stops running shard 1's tables (logged; their clicks refused, nothing changed) and goes
+    on with shard 0's: it neither exits nor touches the other process's tables."""
+    even, odd = await two_tables(simcord_env)
     bot = simcord_env.bot
-    assert isinstance(bot, CardtableBot) and bot.exit_status == 0
-    assert bot.storage.on_claim_lost == bot.stop_for_lost_claim
-    bot.stop_for_lost_claim("shard 1 already claimed by another cardtable process")
-    bot.stop_for_lost_claim("again")  # a second report closes nothing twice
-    stopping = bot._stopping
-    assert stopping is not None
-    await asyncio.wait_for(stopping, 10)
-    assert bot.is_closed() and bot.exit_status == 1
+    assert isinstance(bot, CardtableBot)
+    assert bot.storage.on_shards_lost == bot.shards_lost
+    before = await stored_row(simcord_env, odd)
+    with caplog.at_level(logging.ERROR, logger="bot.client.bot"):
+        bot.shards_lost([1], "shard 1 already claimed by another cardtable process")
+    (line,) = [r.getMessage() for r in caplog.records if "stopped running" in r.getMessage()]
+    assert "shards [1] and their 1 open tables" in line
+    assert bot.tables.get(odd.table_id) is None and bot.tables.get(even.table_id) is not None
+    await simcord_env.advance_time(61)  # odd's deadline passes: its timer no longer runs here
+    assert await stored_row(simcord_env, odd) == before
+    refused = await odd.click(odd.actor(odd.game.active_player or ""), "No thanks!")
+    assert refused.ephemeral and refused.response.content.startswith(REFUSED)
+    assert await stored_row(simcord_env, odd) == before
+    move = even.game.move_number
+    played = await even.click(even.active(), "No thanks!")
+    assert not played.ephemeral and even.game.move_number >= move + 1
+    assert not bot.is_closed() and bot.exit_status == 0

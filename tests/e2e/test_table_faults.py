@@ -18,11 +18,13 @@ from simcord import Env
 from bot.client import replies as interactions
 from bot.client.bot import CardtableBot
 from bot.storage import Storage, TableRecord
+from bot.storage.base import RETRY_INTERVAL
 from tests.e2e.helpers import NAMES, Table, click_stored, open_table
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 SORRY_SAVE = "Sorry, I could not save"
+DB_DOWN = "I can't save right now: nothing changed"
 BUSY_MS = 200  # the bot's busy timeout while another process holds the database
 
 
@@ -35,6 +37,14 @@ class Fault:
     name = "fault"
     cause: type[BaseException] = Exception
     message = ""  # in the text of the error the save fails with
+    # Whether the bot knows the database is out of reach (nothing can have been saved):
+    # answered DB_DOWN, and timed events wait for the database; else SORRY_SAVE.
+    outage = False
+
+    @property
+    def answer(self) -> str:
+        """How a click that cannot be saved is answered."""
+        return DB_DOWN if self.outage else SORRY_SAVE
 
     def __init__(self, env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
         self.env = env
@@ -61,6 +71,7 @@ class Locked(Fault):
     name = "locked"
     cause = sqlite3.OperationalError
     message = "database is locked"
+    outage = True
 
     def __init__(self, env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
         super().__init__(env, monkeypatch)
@@ -73,10 +84,12 @@ class Locked(Fault):
         await super().start()
 
     async def stop(self) -> None:
-        """Release the lock."""
+        """Release the lock, and let the interval pass within which a bot that knows the
+        database is down refuses saves without trying (on SimCord's clock)."""
         if self.holder is not None:
             release(self.holder)
             self.holder = None
+        await self.env.advance_time(RETRY_INTERVAL)
         await super().stop()
 
 
@@ -179,7 +192,11 @@ async def row(env: Env, table_id: int) -> TableRecord | None:
 
 def save_warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     """The session's 'could not save' warnings."""
-    return [r for r in caplog.records if r.getMessage().startswith("could not save")]
+    return [
+        r
+        for r in caplog.records
+        if r.getMessage().startswith("could not save") or "without an answer" in r.getMessage()
+    ]
 
 
 def footer(table: Table) -> str:
@@ -229,7 +246,7 @@ async def test_lobby_click_that_cannot_be_saved(
     await fault.start()
     result = await table.click(table.players[0], label)
     assert result.ephemeral and result.response is not None
-    assert result.response.content.startswith(SORRY_SAVE)
+    assert result.response.content.startswith(fault.answer)
     assert simcord_env.errors == []
     assert shown(simcord_env, table.channel.id, table.message_id) == before_message
     assert await row(simcord_env, table.table_id) == before_row
@@ -237,8 +254,9 @@ async def test_lobby_click_that_cannot_be_saved(
     assert simcord_env.bot.tables.in_channel(table.channel.id) is session
     logged = save_warnings(caplog)
     assert len(logged) == 1 and logged[0].exc_info is not None
-    assert isinstance(logged[0].exc_info[1], fault.cause)
-    assert fault.message in str(logged[0].exc_info[1])
+    error = logged[0].exc_info[1]
+    cause = error.__cause__ if fault.outage else error  # DatabaseUnavailable names its cause
+    assert isinstance(cause, fault.cause) and fault.message in str(cause)
 
     await fault.stop()
     again = await table.click(table.players[0], label)
@@ -271,6 +289,8 @@ async def test_computer_move_that_cannot_be_saved_is_retried(
     # Delays longer than SimCord's settle window: only advance_time fires them, one by one.
     monkeypatch.setattr("bot.table.timers.BOT_DELAY", 30.0)
     monkeypatch.setattr("bot.table.timers.RETRY_DELAYS", (10.0, 20.0, 40.0))
+    # Each attempt on a locked file waits out the busy timeout in real time.
+    monkeypatch.setattr("bot.table.timers.OUTAGE_RETRY", 10.0)
     caplog.set_level(logging.WARNING, logger="bot.table.timers")
     table = await start_with_computers(simcord_env)
     ana = table.players[0]
@@ -286,13 +306,19 @@ async def test_computer_move_that_cannot_be_saved_is_retried(
     assert shown(simcord_env, table.channel.id, table.message_id) == before_message
     stored = await row(simcord_env, table.table_id)
     assert stored is not None and stored.move_number == move
-    retries = [r for r in caplog.records if "retrying" in r.getMessage()]
-    assert [r.args[-1] for r in retries] == [10.0, 20.0, 40.0]  # type: ignore[index]
-    causes = [r.exc_info[1].__cause__ for r in retries]  # type: ignore[index]
-    assert all(isinstance(c, fault.cause) and fault.message in str(c) for c in causes)
+    if fault.outage:
+        # Waiting for the database is no fault of the move: said once, tried again steadily.
+        waits = [r for r in caplog.records if "waits for the database" in r.getMessage()]
+        assert len(waits) == 1 and not [r for r in caplog.records if "retrying" in r.message]
+    else:
+        retries = [r for r in caplog.records if "retrying" in r.getMessage()]
+        assert [r.args[-1] for r in retries] == [10.0, 20.0, 40.0]  # type: ignore[index]
+        causes = [r.exc_info[1].__cause__ for r in retries]  # type: ignore[index]
+        assert all(isinstance(c, fault.cause) and fault.message in str(c) for c in causes)
 
     await fault.stop()
-    await simcord_env.advance_time(40)  # the third retry goes through
+    # The next retry goes through: at once when the database was away (OUTAGE_RETRY).
+    await simcord_env.advance_time(10 if fault.outage else 40)
     assert table.game.move_number == move + 1
     moves = await simcord_env.bot.storage.moves(table.table_id)
     assert len(moves) == move + 1 and int(moves[-1][1]) < 0
@@ -323,7 +349,7 @@ async def test_human_move_that_cannot_be_saved_keeps_the_turn_clock(
     await fault.start()
     result = await table.click(active, "No thanks!")
     assert result.ephemeral and result.response is not None
-    assert result.response.content.startswith(SORRY_SAVE)
+    assert result.response.content.startswith(fault.answer)
     assert table.session.meta.turn == turn and table.game.move_number == 0
     stored = await row(simcord_env, table.table_id)
     assert stored is not None and stored.meta["turn"] == turn.to_dict()
@@ -473,7 +499,7 @@ async def test_crash_after_saving_a_no_thanks_move(
     await simcord_env.restart_bot(make_bot())
     assert footer(table).startswith(f"Table #{table.table_id} · move 1")
     nxt = table.game.active_player
-    assert f"Turn: <@{nxt}>" in (table.embed.description or "")
+    assert f"<@{nxt}>: your turn" in (table.message.content or "")  # the prompt pings
     result = await table.click(table.active(), "No thanks!")
     assert not result.ephemeral and table.game.move_number == 2
     assert footer(table).startswith(f"Table #{table.table_id} · move 2")

@@ -177,10 +177,10 @@ def test_two_form_pile(locale: discord.Locale, one: str, many: str) -> None:
             "nothanks.dm.started",
             {"link": "<link>", "count": 1},
             (
-                "Dein Geschenkt!-Spiel hat begonnen (<link>). Du hast 1 Spielstein – halte ihn "
+                "Dein Geschenkt!-Spiel hat [begonnen](<link>). Du hast 1 Spielstein – halte ihn "
                 "geheim!",
-                "Ваша игра No Thanks! началась (<link>). У вас 1 монетка — держите её в секрете!",
-                "La tua partita a No grazie! è iniziata (<link>). Hai 1 fiche: tienila segreta!",
+                "Ваша игра No Thanks! [началась](<link>). У вас 1 монетка — держите её в секрете!",
+                "La tua partita a No grazie! è [iniziata](<link>). Hai 1 fiche: tienila segreta!",
             ),
         ),
     ],

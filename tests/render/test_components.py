@@ -210,3 +210,15 @@ def test_the_final_board_shows_the_rating_change_not_a_rating() -> None:
     assert rating_note(table, "100", "en") == " · Δ +36"
     assert rating_note(table, "101", "de") == " · Δ −12"
     assert rating_note(table, "102", "en") == ""
+
+
+def test_table_lines_name_a_computer_without_its_level() -> None:
+    """'🤖 Computer 1 (normal)' on every line wrapped on a phone: the lines say '🤖 Computer 1'."""
+    table = dataclasses.replace(
+        facts("rage", 3),
+        names={"100": "ana", "-1": "🤖 Computer 1 (normal)"},
+        computers={"-1": "normal"},
+    )
+    assert table.short_name("-1") == "🤖 Computer 1"
+    assert table.name("-1") == "🤖 Computer 1 (normal)"  # the lobby and final board say it
+    assert table.short_name("100") == "ana"

@@ -134,11 +134,12 @@ def test_lobby_shows_names_as_written() -> None:
         PublicTable(facts, None, invited=(99, int(PLAYERS[0]))), rage.RageRenderer(), "en"
     )
     seats = embed.fields[0].value.split("\n")
-    assert [as_written(line.split(". ", 1)[1]) for line in seats[:-1]] == NAMES
+    assert [as_written(line.split(". ", 1)[1]) for line in seats] == NAMES
     assert seats[1] == r"2. \# Big Head"
-    # The invited who already sat down again are not listed twice.
-    assert seats[-1] == "Invited: <@99>. Press **Join** to play again."
-    assert_no_markdown_from_names(seats[:-1])
+    # Said once, with the host, above the seats; those who sat down again are not listed.
+    host = f"<@{facts.host_id}>"
+    assert embed.description == f"Host: {host}. Invited: <@99>. Press **Join** to play again."
+    assert_no_markdown_from_names(seats)
 
 
 def test_lobby_without_invited_has_no_invited_line() -> None:
@@ -243,5 +244,7 @@ def test_rage_bidding_names_computers() -> None:
     state = RageState.new([PLAYERS[0], "-1", "-2", "-3"], seed=1)
     embed = rage.game_embed(facts, state.view(None), "en")
     assert "<@-" not in (embed.description or "")
-    assert "🤖 Computer 1 (hard)" in (embed.description or "")
+    lines = (embed.description or "").splitlines()
+    assert "🤖 Computer 1 · bid … · won 0 · 0 pts" in lines  # the level is the lobby's
+    assert "🤖 3 · bid … · won 0 · 0 pts" in lines  # no stored name: its number
     assert all("<@-" not in line for line in embed_lines(embed))

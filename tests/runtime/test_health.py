@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import time
@@ -192,19 +193,19 @@ async def test_bot_reports_a_lost_gateway(
 async def test_bot_reports_a_failing_database(
     simcord_env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """When the database query fails, the beat says so, and the bot keeps beating."""
+    """When the database probe fails, the beat says so, and the bot keeps beating."""
     await simcord_env.settle()
     storage = simcord_env.bot.storage
-    answer = storage.schema_version
+    answer = storage.probe
     failing = True
 
-    async def flaky() -> int:
+    async def flaky() -> None:
         """A database that fails until told otherwise."""
         if failing:
             raise sqlite3.OperationalError("disk I/O error")
-        return await answer()
+        await answer()
 
-    monkeypatch.setattr(storage, "schema_version", flaky)
+    monkeypatch.setattr(storage, "probe", flaky)
     await simcord_env.advance_time(FAST_INTERVAL + 1)
     assert read_beat(simcord_env)["database"] is False
     failing = False
@@ -310,3 +311,121 @@ def test_base_images_take_a_digest() -> None:
     froms = [line for line in lines if line.startswith("FROM ")]
     assert froms
     assert all("_DIGEST}" in line for line in froms), froms
+
+
+# -- a dead or hung bot, and outages ---------------------------------------------------------
+
+
+def dead_pid() -> int:
+    """The pid of a process that has ended (and been reaped)."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_killed_bot_is_reported_at_once(tmp_path: Path) -> None:
+    """A fresh-looking beat whose process is gone (killed: no clean exit removed the file)
+    is unhealthy straight away, naming the pid, not healthy for three more beats."""
+    database = tmp_path / "cardtable.db"
+    pid = dead_pid()
+    write_heartbeat(
+        heartbeat_path(database),
+        {"time": time.time(), "pid": pid, "connected": True, "database": True},
+    )
+    status, lines = health(tmp_path)
+    assert status == 1 and len(lines) == 1
+    # The age depends on how fast the check process starts on a loaded machine.
+    assert lines[0].startswith(f"cardtable: unhealthy: the bot (pid {pid}) is not running")
+
+
+def test_the_instance_lock_tells_whether_its_owner_lives(tmp_path: Path) -> None:
+    """A beat that says its bot holds the instance lock is believed only while the lock is
+    held: a free lock means the bot is gone, even if its pid was reused."""
+    database = tmp_path / "cardtable.db"
+    path = heartbeat_path(database)
+    write_heartbeat(
+        path,
+        {"time": time.time(), "pid": 1, "instance_lock": True, "connected": True, "database": True},
+    )
+    with acquire(database):
+        assert health(tmp_path)[0] == 0
+    status, lines = health(tmp_path)
+    assert status == 1
+    assert lines == [
+        "cardtable: unhealthy: the bot (pid 1) is not running: its database's instance lock is free"
+    ]
+
+
+def test_freshness_follows_the_beat_interval(tmp_path: Path) -> None:
+    """A beat names its interval; three missed beats make it stale, whatever the interval."""
+    path = heartbeat_path(tmp_path / "cardtable.db")
+    fast = {"pid": 1, "interval": 5.0, "connected": True, "database": True}
+    write_heartbeat(path, {**fast, "time": time.time() - 14})
+    assert check_heartbeat(path, now=time.time()) is None
+    write_heartbeat(path, {**fast, "time": time.time() - 16})
+    reason = check_heartbeat(path, now=time.time())
+    assert reason is not None and "more than 15 s" in reason
+
+
+def test_an_outage_is_named(tmp_path: Path) -> None:
+    """A beat written during an outage says for how long the database has been down."""
+    path = heartbeat_path(tmp_path / "cardtable.db")
+    now = time.time()
+    write_heartbeat(
+        path,
+        {
+            "time": now,
+            "pid": 1,
+            "connected": True,
+            "database": False,
+            "database_down_since": now - 42,
+        },
+    )
+    assert check_heartbeat(path, now=now) == "database down (for 42 s)"
+
+
+async def test_the_bot_beats_at_once_when_the_database_goes_and_comes_back(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An outage is in the heartbeat at once, not a beat later; so is the return. One that
+    began and ended between two beats is reported by the next beat."""
+    await simcord_env.settle()
+    storage = simcord_env.bot.storage
+
+    async def locked() -> None:
+        raise sqlite3.OperationalError("database is locked")
+
+    bot = simcord_env.bot
+    assert isinstance(bot, CardtableBot)
+    monkeypatch.setattr(storage, "probe", locked)
+    storage.mark_down(sqlite3.OperationalError("database is locked"))
+    assert bot._beats  # a beat at once, not at the next interval
+    await asyncio.gather(*bot._beats)
+    data = read_beat(simcord_env)
+    assert data["database"] is False and isinstance(data["database_down_since"], float)
+    monkeypatch.undo()
+    storage.mark_up()
+    assert bot._beats
+    await asyncio.gather(*bot._beats)
+    assert read_beat(simcord_env)["database"] is True
+    # A short one between beats, noticed by nothing but the count of outages.
+    bot.heartbeat.cancel()
+    await simcord_env.settle()
+    storage.mark_down(sqlite3.OperationalError("database is locked"))
+    storage.mark_up()
+    await bot.beat()
+    assert read_beat(simcord_env)["database"] is False
+    await bot.beat()
+    assert read_beat(simcord_env)["database"] is True
+
+
+async def test_a_clean_exit_removes_the_heartbeat(simcord_env: Env) -> None:
+    """A bot that stops cleanly takes its heartbeat with it: `health` says no heartbeat."""
+    await simcord_env.settle()
+    path = heartbeat_path(simcord_env.bot.settings.database)
+    assert path.exists()
+    await simcord_env.bot.close()
+    assert not path.exists()

@@ -820,8 +820,8 @@ async def test_lost_claim_is_claimed_again(
     """If the server drops the claim's connection, the shards and the count are claimed
     again on a new one, and the process goes on."""
     await storage.claim_shards([5], 3)
-    lost: list[str] = []
-    storage.on_claim_lost = lost.append
+    lost: list[tuple[list[int], str]] = []
+    storage.on_shards_lost = lambda shards, reason: lost.append((shards, reason))
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="bot.storage.postgres"):
         await backend.execute(TERMINATE_CLAIM)
@@ -840,23 +840,24 @@ async def test_lost_claim_is_claimed_again(
 
 
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)
-async def test_lost_claim_taken_meanwhile_stops_the_process(
+async def test_lost_claim_taken_meanwhile_is_given_up(
     storage: Storage,
     backend: Backend,
     caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """If another process claims the shards before they are claimed again, the storage
-    says so at CRITICAL and tells its owner (the bot stops); it keeps nothing."""
+    """If another process claims a shard before it is claimed again, the storage says so at
+    CRITICAL and tells its owner which shards are gone; the shards still free are claimed
+    again and kept, and nothing of the taken one is kept."""
     import bot.storage.postgres
 
     monkeypatch.setattr(bot.storage.postgres, "RECLAIM_DELAYS", (0.5, 0.5))
-    await storage.claim_shards([5])
-    lost: list[str] = []
-    storage.on_claim_lost = lost.append
+    await storage.claim_shards([5, 6])
+    lost: list[tuple[list[int], str]] = []
+    storage.on_shards_lost = lambda shards, reason: lost.append((shards, reason))
     other = await reopen(backend)
     try:
-        with caplog.at_level(logging.CRITICAL, logger="bot.storage.postgres"):
+        with caplog.at_level(logging.WARNING, logger="bot.storage.postgres"):
             await backend.execute(TERMINATE_CLAIM)
             for _ in range(100):
                 try:
@@ -865,15 +866,17 @@ async def test_lost_claim_taken_meanwhile_stops_the_process(
                 except ShardClaimed:
                     await asyncio.sleep(0.02)  # the server has not let go yet
             await until(lambda: bool(lost))
-        assert "shard 5 already claimed" in lost[0]
-        assert [r.getMessage() for r in caplog.records if r.levelno >= logging.CRITICAL] == [
-            "lost the database connection holding shards [5] and could not claim them again:"
-            f" {lost[0]}; this process must stop running them"
-        ]
+            again = "claimed shards [6] again"
+            await until(lambda: any(again in r.message for r in caplog.records))
+        assert lost[0][0] == [5] and "shard 5 already claimed" in lost[0][1]
+        critical = [r.getMessage() for r in caplog.records if r.levelno >= logging.CRITICAL]
+        assert len(critical) == 1 and "shards [5] were claimed by another process" in critical[0]
+        with pytest.raises(ShardClaimed):
+            await other.claim_shards([6])  # still ours
     finally:
         await other.close()
     third = await reopen(backend)
     try:
-        await third.claim_shards([5])  # the refused attempts kept nothing
+        await third.claim_shards([5])  # the refused attempts kept nothing of shard 5
     finally:
         await third.close()

@@ -518,8 +518,10 @@ async def test_failed_save_changes_nothing(
     assert raised.value.key == "table.save_failed"
     assert await snapshot(h, session) == before
     assert len(h.publisher.refreshed) == refreshes
-    logged = [r for r in caplog.records if "could not save" in r.getMessage()]
+    logged = [r for r in caplog.records if "ended without an answer" in r.getMessage()]
     assert len(logged) == 1 and logged[0].exc_info is not None
+    # Its outcome unknown, the row was read back: it did not go through.
+    assert any("did not go through" in r.getMessage() for r in caplog.records)
     # Once storage works again, the very same change goes through.
     monkeypatch.setattr(h.storage, "save_table", original)
     await session.change(step)
@@ -529,8 +531,12 @@ async def test_failed_save_changes_nothing(
 
 @SPECS
 @pytest.mark.parametrize("running", [False, True], ids=["lobby", "game"])
-async def test_stale_revision_is_refused(h: Harness, spec: GameSpec, running: bool) -> None:
-    """Another connection saved first: SaveFailed (from StaleWrite), nothing changes."""
+async def test_stale_revision_is_refused_and_reloaded(
+    h: Harness, spec: GameSpec, running: bool
+) -> None:
+    """Another connection saved first: SaveFailed (from StaleWrite), the step's change is
+    not made, and the session takes the stored row over and publishes it; the next change
+    builds on it and goes through (no restart needed)."""
     session = await started(h, spec) if running else await open_lobby(h, spec)
     other = await open_storage(h.path)
     try:
@@ -540,17 +546,20 @@ async def test_stale_revision_is_refused(h: Harness, spec: GameSpec, running: bo
         await other.save_table(theirs)
     finally:
         await other.close()
-    before = (copy.deepcopy(session.record), session.meta.to_dict(), dict(session.memory))
     engine = None if session.engine is None else session.engine.to_dict()
+    refreshes = len(h.publisher.refreshed)
     step = step_for("human_move" if running else "join")(session)
     with pytest.raises(SaveFailed) as raised:
         await session.change(step)
     assert isinstance(raised.value.__cause__, StaleWrite)
-    assert (copy.deepcopy(session.record), session.meta.to_dict(), dict(session.memory)) == before
-    assert (None if session.engine is None else session.engine.to_dict()) == engine
     row = await stored(h, session)
-    assert row.revision == session.revision + 1 and row.meta["names"][str(DORA)] == "intruder"
+    assert session.record == row and session.meta.names[str(DORA)] == "intruder"
+    assert (None if session.engine is None else session.engine.to_dict()) == engine
     assert await h.storage.moves(session.id) == []
+    assert len(h.publisher.refreshed) == refreshes + 1  # the reloaded table is shown
+    await session.change(step)
+    assert session.revision == row.revision + 1
+    assert await stored(h, session) == session.record
 
 
 @SPECS

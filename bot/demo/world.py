@@ -1,0 +1,300 @@
+"""The demo's world: the real bot inside SimCord, a demo server with a channel per game,
+the person at the browser (the viewer), and SimCord's preview of one channel at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import discord
+import simcord.interactions
+from simcord import Env
+from simcord.actors import MemberActor
+from simcord.builders import ChannelHandle, GuildHandle, UserHandle
+from simcord.preview import Preview
+from simcord.results import to_discord_message
+
+from bot.client.bot import CardtableBot, create_bot
+from bot.i18n import t
+from bot.render.components import CUSTOM_ID
+from bot.runtime.settings import Settings
+from bot.table import timers
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# --lang: the catalogue language and the Discord locale the viewer's client speaks.
+LOCALES = {"en": "en-US", "de": "de", "ru": "ru", "it": "it"}
+# The games, each with its channel in the demo server.
+GAMES = ("nothanks", "rage")
+CHANNEL_NAMES = {"nothanks": "no-thanks", "rage": "rage"}
+DM = "dm"
+# A quick game's table: the viewer, any simulated people, computers in the other seats.
+QUICK_TABLE = 4
+# Simulated people (--players): first names, so they read as people, not computers.
+PEOPLE = ("Ana", "Ben", "Cid", "Dora", "Eli", "Fay")
+MAX_PEOPLE = len(PEOPLE)
+# SimCord never logs in: any token of the right shape will do, and none leaves the process.
+PLACEHOLDER_TOKEN = "demo" + "x" * 20 + ".yyyyyy." + "z" * 27
+# After each click SimCord settles: it waits for the bot's work, and for every timer due
+# before its deadline. The deadline is therefore short, under a computer's two-second
+# delay and far under the heartbeat and turn timers, which fire later in real time.
+SETTLE_HORIZON = 1.5
+# ... while the bot's own work (pictures on a busy machine) may take this long in all.
+SETTLE_GIVE_UP = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class DemoOptions:
+    """The command line's choices."""
+
+    lang: str = "en"
+    port: int = 0
+    players: int = 0
+    fast: bool = False
+    browser: bool = True
+
+    @property
+    def locale(self) -> str:
+        """The viewer's Discord locale."""
+        return LOCALES[self.lang]
+
+
+@contextmanager
+def speaking(locale: str) -> Iterator[None]:
+    """Make every simulated interaction come from a client and a server in ``locale``.
+
+    SimCord writes en-US into each interaction; Discord sends the user's own locale, which
+    the bot answers in. Restored afterwards, so a test process is left as it was.
+    """
+    original = simcord.interactions.base_payload
+
+    def base_payload(*args: Any, **kwargs: Any) -> Any:
+        record, payload = original(*args, **kwargs)
+        payload["locale"] = locale
+        if "guild_locale" in payload:
+            payload["guild_locale"] = locale
+        return record, payload
+
+    simcord.interactions.base_payload = base_payload
+    try:
+        yield
+    finally:
+        simcord.interactions.base_payload = original
+
+
+@contextmanager
+def pace(fast: bool) -> Iterator[None]:
+    """--fast: computers move at once instead of after the usual two seconds."""
+    usual = timers.BOT_DELAY
+    if fast:
+        timers.BOT_DELAY = 0.0
+    try:
+        yield
+    finally:
+        timers.BOT_DELAY = usual
+
+
+def button_id(components: Any, action: str, arg: str | None = None) -> str | None:
+    """The custom_id of the first enabled table button with this action (and argument),
+    in discord.py's components or in raw ones (a response's)."""
+    for custom_id, disabled in buttons(components):
+        match = CUSTOM_ID.fullmatch(custom_id)
+        if disabled or match is None or match["action"] != action:
+            continue
+        if arg is None or (match["arg"] or "") == arg:
+            return custom_id
+    return None
+
+
+def buttons(components: Any) -> list[tuple[str, bool]]:
+    """(custom_id, disabled) of every button with a custom_id, rows flattened, in order."""
+    found: list[tuple[str, bool]] = []
+    for item in components or []:
+        if isinstance(item, dict):
+            custom_id, disabled = item.get("custom_id"), item.get("disabled")
+            children = item.get("components")
+        else:
+            custom_id = getattr(item, "custom_id", None)
+            disabled = getattr(item, "disabled", False)
+            children = getattr(item, "children", None)
+        if isinstance(custom_id, str):
+            found.append((custom_id, bool(disabled)))
+        found += buttons(children)
+    return found
+
+
+class DemoEnv(Env):
+    """SimCord's Env with patience for a slow machine: a settle that outlasts its short
+    horizon starts again from the present, until SETTLE_GIVE_UP."""
+
+    async def _settle_internal(
+        self,
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109
+        idle: float = 0.05,
+        dispatch: str | None = None,
+        _deadline: float | None = None,
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + SETTLE_GIVE_UP
+        while True:
+            try:
+                await super()._settle_internal(
+                    timeout=timeout, idle=idle, dispatch=dispatch, _deadline=_deadline
+                )
+                return
+            except TimeoutError:
+                if loop.time() >= give_up:
+                    raise
+                if _deadline is not None:
+                    _deadline = loop.time() + self.settle_timeout
+
+
+class World:
+    """The running demo: SimCord around the bot, the demo server and the open preview.
+
+    Every SimCord operation (a preview's click, a simulated person's move, switching the
+    previewed channel) runs under one lock: SimCord allows one operation at a time.
+    """
+
+    def __init__(
+        self,
+        env: Env,
+        guild: GuildHandle,
+        viewer: MemberActor,
+        people: list[MemberActor],
+        channels: dict[str, ChannelHandle],
+        options: DemoOptions,
+    ) -> None:
+        self.env = env
+        self.guild = guild
+        self.viewer = viewer
+        self.people = people
+        self.channels = channels
+        self.options = options
+        self.lock = asyncio.Lock()
+        self.preview: Preview | None = None
+        self.shown: str | None = None
+
+    @property
+    def bot(self) -> CardtableBot:
+        """The bot under the demo."""
+        bot = self.env.bot
+        assert isinstance(bot, CardtableBot)
+        return bot
+
+    @classmethod
+    async def start(cls, options: DemoOptions, folder: Path) -> World:
+        """Start the bot in SimCord on a fresh database in ``folder`` and build the server."""
+        # Computers think in a thread: worker processes would only slow the start down.
+        settings = Settings(token=PLACEHOLDER_TOKEN, database=folder / "cardtable.db", ai_workers=0)
+        bot = create_bot(settings)
+        # One shard: SimCord's stand-in for the count Discord would recommend. Errors the
+        # bot handles are logged by it; SimCord need not collect them.
+        env = DemoEnv(bot, shard_count=1, check_errors=False, settle_timeout=SETTLE_HORIZON)
+        await env.start()
+        env.backend.edit_bot_profile("cardtable")
+        await bot.tree.sync()
+        guild = env.create_guild(t("demo.server", options.lang), preferred_locale=options.locale)
+        channels = {game: guild.create_text_channel(CHANNEL_NAMES[game]) for game in GAMES}
+        you = t("demo.you", options.lang)
+        viewer = guild.add_member(env.create_user("you", global_name=you))
+        people = [
+            guild.add_member(env.create_user(name.lower(), global_name=name))
+            for name in PEOPLE[: options.players]
+        ]
+        return cls(env, guild, viewer, people, channels, options)
+
+    async def operation(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Run one SimCord operation, after any other has finished."""
+        async with self.lock:
+            return await work()
+
+    async def show(self, where: str) -> str:
+        """Preview a game's channel (or the viewer's DMs) and return the page's URL."""
+        async with self.lock:
+            preview = self.preview
+            if preview is not None and not preview._closed and self.shown == where:
+                return preview.url
+            if preview is not None:
+                await preview.close()
+            self.preview = None
+            viewers: list[MemberActor | UserHandle]
+            if where == DM:
+                user: UserHandle = self.viewer.user
+                channel, viewers = user.dm_channel, [user]
+            else:
+                channel, viewers = self.channels[where], [self.viewer]
+            preview = self.env.preview(
+                channel,
+                viewers=viewers,
+                layout="channel",
+                locale=self.options.locale,
+            )
+            await preview.__aenter__()
+            self._serialise(preview)
+            self.preview, self.shown = preview, where
+            return preview.url
+
+    def _serialise(self, preview: Preview) -> None:
+        """Make the page's actions wait for the lock, like every other operation."""
+        act = preview._action
+
+        async def action(*args: Any, **kwargs: Any) -> Any:
+            async with self.lock:
+                return await act(*args, **kwargs)
+
+        # The preview's server calls this attribute for each click and command.
+        setattr(preview, "_action", action)  # noqa: B010
+
+    async def quick_game(self, game: str) -> None:
+        """Open a table in the game's channel with the viewer as host, seat the simulated
+        people and computers in the other seats, and start it."""
+        channel = self.channels[game]
+        async with self.lock:
+            if self.bot.tables.in_channel(channel.id) is not None:
+                return  # a table is already open there: show it as it is
+            people = self.people[: QUICK_TABLE - 1]
+            computers = max(0, QUICK_TABLE - 1 - len(people))
+            await self.viewer.slash(channel, f"{game} start", bots=computers)
+            session = self.bot.tables.in_channel(channel.id)
+            if session is None or session.record.message_id is None:
+                return  # the bot said why in the channel
+            for person in people:
+                message = self.table_message(session.record)
+                join = button_id(message.components, "join")
+                if join is not None:
+                    await person.click(message, custom_id=join)
+            start = button_id(self.table_message(session.record).components, "start")
+            if start is not None:
+                await self.viewer.click(self.table_message(session.record), custom_id=start)
+
+    def table_message(self, record: Any) -> discord.Message:
+        """A table's public message as it is now."""
+        stored = self.env.backend.get_message(record.channel_id, record.message_id)
+        return to_discord_message(self.env, stored)
+
+    async def close(self) -> None:
+        """Close the preview and the bot, its workers and its database."""
+        async with self.lock:
+            if self.preview is not None:
+                await self.preview.close()
+                self.preview = None
+        bot = self.bot
+        try:
+            await self.env.shutdown()
+        finally:
+            # SimCord never calls bot.close(): end what it would have ended.
+            tables = getattr(bot, "tables", None)
+            if tables is not None:
+                tables.close()
+                await tables.thinking.close()
+            storage = getattr(bot, "storage", None)
+            if storage is not None:
+                await storage.close()

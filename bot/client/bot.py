@@ -132,6 +132,7 @@ class CardtableBot(commands.AutoShardedBot):
         # began since the one before, however short).
         self._outages_beaten = 0
         self._beats: set[asyncio.Task[None]] = set()
+        self._beat_lock = asyncio.Lock()
         # `python -m bot` sets it when it holds the database's instance lock, so that the
         # health check may probe the lock to learn whether this process still lives.
         self.holds_instance_lock = False
@@ -202,7 +203,12 @@ class CardtableBot(commands.AutoShardedBot):
         return True
 
     async def beat(self) -> None:
-        """Write one heartbeat for `python -m bot health`."""
+        """Write one heartbeat for `python -m bot health` (one at a time, so the file ends
+        with the newest state)."""
+        async with self._beat_lock:
+            await self._beat()
+
+    async def _beat(self) -> None:
         path = heartbeat_path(self.settings.database)
         storage = self.storage
         answers = await self.database_answers()

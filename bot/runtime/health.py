@@ -15,6 +15,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -38,9 +39,16 @@ def heartbeat_path(database: Path) -> Path:
 
 def write_heartbeat(path: Path, beat: Mapping[str, object]) -> None:
     """Replace the heartbeat file atomically, so the health check never reads half a beat."""
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps(dict(beat)), encoding="utf-8")
-    os.replace(temporary, path)
+    # A temporary file of its own for each write: two beats written at once (a periodic one
+    # and one for an outage) never interleave their bytes in one file.
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(json.dumps(dict(beat)))
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
 
 
 def clear_heartbeat(database: Path) -> None:

@@ -89,7 +89,13 @@ class TableFacts:
     def short_name(self, player: str | int) -> str:
         """The name for a table's own lines: a computer without its level ('🤖 Computer 1'),
         which the lobby and the final board still give, so a phone's line does not wrap."""
-        name = self.name(player)
+        return self._without_level(player, self.name(player))
+
+    def short_plain_name(self, player: str | int) -> str:
+        """`short_name` as text for a picture or a code block (no escaping)."""
+        return self._without_level(player, self.plain_name(player))
+
+    def _without_level(self, player: str | int, name: str) -> str:
         if is_computer_id(player) and str(player) in self.computers and name.endswith(")"):
             return name.rsplit(" (", 1)[0]
         return name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import sqlite3
 import time
@@ -429,3 +430,15 @@ async def test_a_clean_exit_removes_the_heartbeat(simcord_env: Env) -> None:
     assert path.exists()
     await simcord_env.bot.close()
     assert not path.exists()
+
+
+def test_beats_written_at_once_never_mix(tmp_path: Path) -> None:
+    """Two beats written at the same moment (a periodic one and an outage's) each leave a
+    whole file: their bytes never interleave in a shared temporary file."""
+    path = tmp_path / "cardtable.db.heartbeat"
+    beats = [{"time": float(n), "pid": n, "note": "x" * (200 * n)} for n in range(1, 9)]
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        for _ in range(25):
+            list(pool.map(lambda beat: write_heartbeat(path, beat), beats))
+            assert json.loads(path.read_text(encoding="utf-8")) in beats
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no temporary left

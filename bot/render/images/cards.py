@@ -189,6 +189,18 @@ def card_back(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float])
         outline=(226, 132, 112),
         width=2,
     )
+    # A lattice of small diamonds: a back, which a face-up card (a number on white) never is.
+    step = max(8.0, (x1 - x0) / 7)
+    r = step * 0.22
+    row = 0
+    y = y0 + inset + step * 0.75
+    while y < y1 - inset - step * 0.5:
+        x = x0 + inset + step * (0.75 if row % 2 == 0 else 1.25)
+        while x < x1 - inset - step * 0.5:
+            draw.polygon([(x, y - r), (x + r, y), (x, y + r), (x - r, y)], fill=(226, 132, 112))
+            x += step
+        y += step * 0.5
+        row += 1
 
 
 def chip(draw: ImageDraw.ImageDraw, cx: float, cy: float, r: float) -> None:

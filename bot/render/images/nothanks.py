@@ -80,7 +80,7 @@ def table_scene(facts: TableFacts, view: PlayerView, locale: object) -> TableSce
         chips = view.chips[player] if view.open_chips else None
         rows.append(
             Row(
-                name=facts.plain_name(player),
+                name=facts.short_plain_name(player),
                 runs=tuple(tuple(run) for run in runs(cards)),
                 right=t("images.points", locale, count=score(cards, 0)),
                 chips=None if chips is None else t("images.chips", locale, count=chips),
@@ -279,14 +279,13 @@ def table_png(scene: TableScene) -> bytes:
         anchor="m",
         max_width=2 * cx - 8,
     )
-    # The face-down pile and how many cards are left in it.
+    # The face-down pile (backs, no number: a big number read as a second face-up card),
+    # with how many cards are left in it written below.
     px, py = x0 + BIG_W + 90, y0 + 30
     backs = min(scene.pile, 4)
     for index in range(backs):
         off = (backs - 1 - index) * 6
         c.card_back(draw, (px + off, py - off, px + off + 118, py - off + 164))
-    if scene.pile:
-        draw_text(draw, (px + 59, py + 82), str(scene.pile), 52, c.WHITE, bold=True, anchor="m")
     pile_width = 2 * (px + 62 - (2 * cx - 4 + 12))
     for line_no, line in enumerate(two_lines(scene.pile_label, 22, pile_width)):
         draw_text(draw, (px + 62, label_y + 26 * line_no), line, 22, c.MUTED, anchor="m")

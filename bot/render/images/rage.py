@@ -118,7 +118,7 @@ def _laid(
     return tuple(
         Laid(
             face=face(play.card, play.colour, locale),
-            name=facts.plain_name(play.player),
+            name=facts.short_plain_name(play.player),
             best=index == best,
         )
         for index, play in enumerate(plays)
@@ -220,7 +220,7 @@ def sheet_scene(facts: TableFacts, view: RageView, locale: object) -> SheetScene
     best = max(sheet.totals) if sheet.totals else 0
     return SheetScene(
         title=t("rage.game.sheet", locale),
-        names=tuple(facts.plain_name(player) for player in sheet.players),
+        names=tuple(facts.short_plain_name(player) for player in sheet.players),
         round_label=t("images.rage.round_short", locale),
         rounds=tuple(rounds),
         total_label=t("images.total", locale),

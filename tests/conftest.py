@@ -35,15 +35,25 @@ def restore_logging() -> Iterator[None]:
 
 
 TEST_TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
+# Requests a second that no test reaches.
+UNPACED = 1e9
 
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     """Settings on a fresh database; computers think in a thread (no worker start-up cost).
 
-    Tests of the worker processes themselves start a `ThinkingPool` of their own.
+    Tests of the worker processes themselves start a `ThinkingPool` of their own. The
+    outbound lane is not paced: SimCord's settle() joins runnable work only, and a lane
+    waiting for its next token is parked; its pacing is tested on a fake clock
+    (tests/test_outbound_lane.py).
     """
-    return Settings(token=TEST_TOKEN, database=tmp_path / "cardtable.db", ai_workers=0)
+    return Settings(
+        token=TEST_TOKEN,
+        database=tmp_path / "cardtable.db",
+        ai_workers=0,
+        rest_rate=UNPACED,
+    )
 
 
 @pytest.fixture

@@ -12,11 +12,6 @@ player, then edited), as the real bot keeps each player's chips in a living DM. 
 the do-nothing bot with the same traffic: what is left between it and cardtable is
 cardtable's own work.
 
-With ``--wire`` (implying ``--lean``) its answer and its DM edits go through cardtable's
-own keep-alive HTTP client (bot.client.transport) instead of aiohttp, as cardtable's
-do: ``--wire --living-dm --save`` is the leanest bot with a move's traffic, its save and
-cardtable's transport, and no game.
-
 With ``--save`` it also commits each click to a SQLite file before answering, as a game
 bot must: the table's state and metadata as JSON of a No Thanks! table's size, and a move
 row, in one transaction on aiosqlite's thread (WAL, synchronous=NORMAL, as cardtable),
@@ -27,7 +22,6 @@ bot with a move's traffic and its durable save, and no game.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import os
 import sqlite3
@@ -43,10 +37,6 @@ from discord.http import Route, handle_message_parameters
 from discord.webhook.async_ import async_context
 from heap import trace_on_signal
 from wire import point_at
-
-import bot.client.transport.rest as rest
-from bot.client.replies import post_callback
-from bot.client.transport.http1 import Http1Client
 
 TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
 
@@ -147,7 +137,6 @@ class Baseline(discord.Client):
         living_dm: bool = False,
         lean: bool = False,
         save: bool = False,
-        wire: bool = False,
     ) -> None:
         shard: dict[str, Any] = {}
         if os.environ.get("SHARD_COUNT"):
@@ -158,9 +147,7 @@ class Baseline(discord.Client):
         super().__init__(intents=discord.Intents.default(), **shard)
         self.embed, self.view = table_like_message()
         self.living_dm = living_dm
-        self.lean = lean or wire
-        self.http1 = Http1Client() if wire else None
-        self.limits = rest.RateLimits()
+        self.lean = lean
         self.update_payload = {
             "type": InteractionResponseType.message_update.value,
             "data": {"embeds": [self.embed.to_dict()], "components": self.view.to_components()},
@@ -185,8 +172,6 @@ class Baseline(discord.Client):
         if self.db is not None:
             await self.db.close()
         await super().close()
-        if self.http1 is not None:
-            self.http1.close()
 
     async def save_click(self, interaction: discord.Interaction) -> None:
         """Commit the click as a move, in one hop to the database thread."""
@@ -215,17 +200,6 @@ class Baseline(discord.Client):
     async def answer_lean(self, interaction: discord.Interaction) -> None:
         """The leanest answer discord.py allows: the message update's JSON, made once, posted
         without asking for the message back (Discord then answers 204, nothing to parse)."""
-        if self.http1 is not None:
-            # cardtable's own callback request, so the two cannot drift apart.
-            await post_callback(
-                self.http1,
-                interaction.id,
-                interaction.token,
-                self.update_payload,
-                user_agent=self.http.user_agent,
-            )
-            interaction.response._response_type = InteractionResponseType.message_update
-            return
         route = Route(
             "POST",
             "/interactions/{webhook_id}/{webhook_token}/callback",
@@ -251,19 +225,6 @@ class Baseline(discord.Client):
             message = await channel.send(text)
             self.dms[user.id] = (channel.id, message.id)
             return
-        if self.http1 is not None:
-            payload = {"content": text, "tts": False, "allowed_mentions": {"parse": []}}
-            await rest.call(
-                self.http1,
-                "PATCH",
-                f"{Route.BASE}/channels/{ids[0]}/messages/{ids[1]}",
-                body=orjson.dumps(payload),
-                headers=rest.json_headers(self.http.user_agent, self.http.token),
-                give_up_at=asyncio.get_running_loop().time() + 30.0,
-                limits=self.limits,
-                bucket=f"PATCH /channels/{ids[0]}/messages",
-            )
-            return
         # The same plain request cardtable's publisher makes for a living DM.
         with handle_message_parameters(
             content=text, previous_allowed_mentions=self.allowed_mentions
@@ -279,13 +240,12 @@ def run() -> int:
     parser.add_argument("--living-dm", action="store_true")
     parser.add_argument("--lean", action="store_true")
     parser.add_argument("--save", action="store_true")
-    parser.add_argument("--wire", action="store_true")
     args = parser.parse_args()
     point_at(args.base_url)
     if args.tracemalloc is not None:
         trace_on_signal(Path(args.tracemalloc))
     with contextlib.suppress(KeyboardInterrupt):
-        bot = Baseline(living_dm=args.living_dm, lean=args.lean, save=args.save, wire=args.wire)
+        bot = Baseline(living_dm=args.living_dm, lean=args.lean, save=args.save)
         bot.run(TOKEN, log_handler=None)
     return 0
 

@@ -12,9 +12,11 @@ Nothing here is cardtable-specific: it serves any discord.py bot.
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 import json
 import logging
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -55,6 +57,9 @@ HEADERS = {
     "X-RateLimit-Reset-After": "1",
     "X-RateLimit-Bucket": "fake-unlimited",
 }
+
+
+DM_MESSAGE = re.compile(r"^/api/v10/channels/(\d+)/messages(?:/\d+)?$")
 
 
 def snowflake_at(ms: int, counter: int = 0) -> int:
@@ -170,6 +175,102 @@ class Shard:
     sequence: int = 0
 
 
+# Discord's limits, as the fake enforces them with ``limits=DiscordLimits()``.
+GLOBAL_PER_SECOND = 50
+INVALID_WINDOW = 600.0
+# (method, path pattern, bucket hash, requests, per seconds): the major parameter is the
+# channel. Editing and deleting a message share one hash, as on Discord.
+ROUTE_BUCKETS = (
+    ("POST", re.compile(r"^/api/v10/channels/(\d+)/messages$"), "msg-send", 5, 5.0),
+    ("PATCH", re.compile(r"^/api/v10/channels/(\d+)/messages/\d+$"), "msg-edit", 5, 5.0),
+    ("DELETE", re.compile(r"^/api/v10/channels/(\d+)/messages/\d+$"), "msg-edit", 5, 5.0),
+    ("POST", re.compile(r"^/api/v10/users/@me/(channels)$"), "dm-open", 10, 1.0),
+)
+
+
+@dataclass
+class DiscordLimits:
+    """Discord's rate limits: the global 50 a second of requests with the bot's token
+    (interaction callbacks and webhook calls with their own token are exempt), per-route
+    buckets with shared hashes, 429s with ``retry_after``, scope and X-RateLimit-*
+    headers, and the invalid requests (401/403/429 but shared) of the last 10 minutes."""
+
+    counted: list[float] = field(default_factory=list)  # times of counted requests
+    rejected: Counter[str] = field(default_factory=Counter)  # 429s by scope
+    invalid: list[float] = field(default_factory=list)
+    _window: collections.deque[float] = field(default_factory=collections.deque)
+    _buckets: dict[tuple[str, str], tuple[int, float]] = field(default_factory=dict)
+
+    def check(self, request: web.Request) -> web.Response | dict[str, str]:
+        """A 429 for a request over a limit, else the rate-limit headers of its answer."""
+        now = time.monotonic()
+        counted = "Authorization" in request.headers
+        if counted:
+            window = self._window
+            while window and window[0] <= now - 1.0:
+                window.popleft()
+            if len(window) >= GLOBAL_PER_SECOND:
+                return self.refuse("global", window[0] + 1.0 - now, now)
+        headers = dict(HEADERS)
+        for method, pattern, bucket, limit, per in ROUTE_BUCKETS:
+            match = pattern.match(request.path)
+            if method != request.method or match is None:
+                continue
+            key = (bucket, match.group(1))
+            remaining, reset_at = self._buckets.get(key, (limit, now + per))
+            if now >= reset_at:
+                remaining, reset_at = limit, now + per
+            if remaining == 0:
+                return self.refuse("user", reset_at - now, now, bucket=bucket, limit=limit)
+            remaining -= 1
+            self._buckets[key] = (remaining, reset_at)
+            headers.update(
+                {
+                    "X-RateLimit-Limit": str(limit),
+                    "X-RateLimit-Remaining": str(remaining),
+                    "X-RateLimit-Reset-After": f"{reset_at - now:.3f}",
+                    "X-RateLimit-Bucket": bucket,
+                }
+            )
+            break
+        if counted:
+            self._window.append(now)
+            self.counted.append(now)
+        return headers
+
+    def refuse(
+        self, scope: str, retry_after: float, now: float, *, bucket: str = "", limit: int = 50
+    ) -> web.Response:
+        """A 429 as Discord sends it (Via set: Discord's, not Cloudflare's)."""
+        self.rejected[scope if scope == "global" else f"{scope} ({bucket})"] += 1
+        self.invalid.append(now)
+        retry_after = max(retry_after, 0.001)
+        headers = {
+            "Content-Type": "application/json",
+            "Via": "1.1 google",
+            "Retry-After": str(max(1, round(retry_after))),
+            "X-RateLimit-Scope": scope,
+            "X-RateLimit-Limit": str(limit),
+            "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset-After": f"{retry_after:.3f}",
+        }
+        if scope == "global":
+            headers["X-RateLimit-Global"] = "true"
+        else:
+            headers["X-RateLimit-Bucket"] = bucket
+        body = {
+            "message": "You are being rate limited.",
+            "retry_after": round(retry_after, 3),
+            "global": scope == "global",
+        }
+        return web.Response(body=json.dumps(body).encode(), status=429, headers=headers)
+
+    def invalid_in_window(self) -> int:
+        """Invalid requests in the last 10 minutes (Cloudflare bans at 10,000)."""
+        cutoff = time.monotonic() - INVALID_WINDOW
+        return sum(1 for at in self.invalid if at > cutoff)
+
+
 @dataclass
 class FakeDiscord:
     """The fake: guilds, the gateway connections, counters, and callbacks to the driver."""
@@ -186,6 +287,11 @@ class FakeDiscord:
     _dm_ids: set[int] = field(default_factory=set)
     _clicked: dict[int, int] = field(default_factory=dict)
     _runner: web.AppRunner | None = None
+    # Discord's rate limits, when set (otherwise everything is let through).
+    limits: DiscordLimits | None = None
+    # Called with (user id, time) for each DM message sent or edited.
+    on_dm: Callable[[str, float], None] = lambda user, at: None
+    _dm_users: dict[int, str] = field(default_factory=dict)
 
     def new_id(self) -> int:
         """A fresh snowflake."""
@@ -195,7 +301,7 @@ class FakeDiscord:
 
     async def start(self, host: str = "127.0.0.1") -> str:
         """Serve on a free loopback port; return the base URL."""
-        app = web.Application(client_max_size=32 * 1024 * 1024)
+        app = web.Application(client_max_size=32 * 1024 * 1024, middlewares=[self.rate_limited])
         api = "/api/v10"
         app.router.add_get("/gateway", self.gateway)
         app.router.add_get(api + "/gateway", self.gateway_url)
@@ -226,6 +332,28 @@ class FakeDiscord:
             await self._runner.cleanup()
 
     # -- the gateway --------------------------------------------------------------------
+
+    @web.middleware
+    async def rate_limited(
+        self, request: web.Request, handler: Callable[[web.Request], Any]
+    ) -> web.StreamResponse:
+        """Enforce Discord's limits (if set) and tell the driver of DM changes."""
+        if self.limits is None or not request.path.startswith("/api/"):
+            response: web.StreamResponse = await handler(request)
+        else:
+            checked = self.limits.check(request)
+            if isinstance(checked, web.Response):
+                return checked
+            response = await handler(request)
+            if response.status < 300 and "X-RateLimit-Bucket" in checked:
+                for name in ("Limit", "Remaining", "Reset-After", "Bucket"):
+                    response.headers[f"X-RateLimit-{name}"] = checked[f"X-RateLimit-{name}"]
+        match = DM_MESSAGE.match(request.path)
+        if match is not None and request.method in ("POST", "PATCH") and response.status < 300:
+            user = self._dm_users.get(int(match.group(1)))
+            if user is not None:
+                self.on_dm(user, time.perf_counter())
+        return response
 
     async def gateway_url(self, request: web.Request) -> web.Response:
         """GET /gateway/bot: where to connect, and how many shards."""
@@ -399,6 +527,7 @@ class FakeDiscord:
         user = str(body.get("recipient_id"))
         channel_id = self._dm_channels.setdefault(user, self.new_id())
         self._dm_ids.add(channel_id)
+        self._dm_users[channel_id] = user
         recipient = {"id": user, "username": f"user{user}", "discriminator": "0", "avatar": None}
         return json_response(
             {"id": str(channel_id), "type": 1, "recipients": [recipient], "last_message_id": None}

@@ -13,10 +13,9 @@ interleaved; the medians are reported):
   the plain interaction callback that cardtable uses (no ``with_response``, nothing
   parsed back); **lean+DM** does both: the leanest bot making a move's REST calls;
   **lean+DM+save** also commits each click to SQLite before answering (a table's state,
-  metadata and move row in one transaction); **wire** and **wire+DM+save** are lean and
-  lean+DM+save making their REST calls on cardtable's own keep-alive HTTP client
-  (``bot.client.transport.http1``, as cardtable does) instead of aiohttp, so cardtable's CPU over
-  wire+DM+save is the game's own work. Default: baseline and lean+DM.
+  metadata and move row in one transaction). All of them, and cardtable, make every
+  REST call through discord.py's own HTTP client: one transport, side by side. Default:
+  baseline and lean+DM.
 
 The driver opens one No Thanks! table per guild the way people do (``/nothanks start``,
 two Join clicks, Start), follows each game with its own copy of the engine (the state read
@@ -78,6 +77,7 @@ from fake_discord import (  # noqa: E402
     EVERY_PERMISSION,
     TIMESTAMP,
     Callback,
+    DiscordLimits,
     FakeDiscord,
     FakeGuild,
     snowflake_at,
@@ -112,9 +112,6 @@ BASELINES: dict[str, tuple[str, ...]] = {
     "lean": ("--lean",),  # answers with the plain callback, as cardtable does
     "lean+DM": ("--lean", "--living-dm"),  # the leanest bot with a move's REST traffic
     "lean+DM+save": ("--lean", "--living-dm", "--save"),  # ... and a move's durable save
-    # The same two on cardtable's own transport (bot.client.transport.http1) instead of aiohttp's.
-    "wire": ("--wire",),
-    "wire+DM+save": ("--wire", "--living-dm", "--save"),
 }
 DEFAULT_BASELINES = ("baseline", "lean+DM")
 # The bots that are cardtable: this checkout's, and with --previous an earlier one's.
@@ -194,8 +191,20 @@ class Driver:
         self.window = Window()
         self.stopping = False
         self.games_started = 0
+        # Seconds between one table's clicks (0: as fast as answered): the moves offered.
+        self.pace = 0.0
+        # Per player, when their chips changed first since their DM last changed.
+        self.unshown: dict[str, float] = {}
+        self.staleness: list[float] = []  # seconds from a chip change to a DM showing it
         fake.on_callback = self.answered
+        fake.on_dm = self.dm_shown
         self._baseline_tables = iter(range(1, 10**9))
+
+    def dm_shown(self, user: str, at: float) -> None:
+        """A DM of this player was sent or edited: it shows the changes made before it."""
+        changed = self.unshown.pop(user, None)
+        if changed is not None and self.window.open:
+            self.staleness.append(at - changed)
 
     def answered(self, interaction_id: int, callback: Callback) -> None:
         """The fake got an interaction callback: wake whoever waits for it."""
@@ -222,9 +231,13 @@ class Driver:
     async def table(self, guild: FakeGuild, users: list[int], ready: asyncio.Event) -> None:
         """Open the table, play games back to back until stopped."""
         played = 0
+        next_at = time.perf_counter()
         while not self.stopping:
             message, table_id, game = await self.open_game(guild, users)
             while not game.is_over and not self.stopping:
+                if self.pace:
+                    next_at = max(next_at + self.pace, time.perf_counter())
+                    await asyncio.sleep(next_at - time.perf_counter())
                 played += 1
                 if played == READY_AFTER:
                     ready.set()  # past the first game's start, its DMs and first moves
@@ -246,6 +259,7 @@ class Driver:
                     game = await self.game_state(table_id, game.players)
                     continue
                 game.apply(player, action)
+                self.unshown.setdefault(player, callback.at)
                 if self.window.open:
                     self.window.clicks += 1
                     self.window.latencies.append(seconds)
@@ -412,6 +426,14 @@ class Result:
     requests: dict[str, int]
     heap_idle: list[tracemalloc.Snapshot] | None = None  # one per process
     heap_loaded: list[tracemalloc.Snapshot] | None = None
+    # With Discord's limits enforced (--limits): requests counted against the global
+    # limit while measuring, 429s by scope, invalid requests in the last 10 minutes, DM
+    # staleness samples (s), and players whose last change no DM showed by the end.
+    counted: int = 0
+    rejected: dict[str, int] = field(default_factory=dict)
+    invalid: int = 0
+    staleness: list[float] = field(default_factory=list)
+    unshown: int = 0
 
     @property
     def clicks_per_second(self) -> float:
@@ -605,6 +627,8 @@ async def run_once(
     processes: int = 1,
     pictures: bool = True,
     pin: bool = False,
+    moves_per_second: float | None = None,
+    limits: bool = False,
 ) -> Result:
     """The bot in 1 or more processes, N tables: warm up, measure, stop (traced: the heap).
 
@@ -613,7 +637,7 @@ async def run_once(
     """
     storage = storage or Database()
     guilds = make_guilds(tables)
-    fake = FakeDiscord(guilds)
+    fake = FakeDiscord(guilds, limits=DiscordLimits() if limits else None)
     base_url = await fake.start()
     with tempfile.TemporaryDirectory(prefix=f"load-{mode}-") as tmp:
         folder = Path(tmp)
@@ -647,6 +671,8 @@ async def run_once(
                 rss_idle = sum(map(rss_bytes, pids))
                 heap_idle = await heaps_of(pids, heaps)
                 driver = Driver(fake, mode, database, seed)
+                if moves_per_second:
+                    driver.pace = tables / moves_per_second
                 readies = [asyncio.Event() for _ in guilds]
                 tasks = [
                     asyncio.create_task(driver.table(guild, players_of(index), ready))
@@ -658,6 +684,7 @@ async def run_once(
                 window.open = True
                 db_before = storage.cpu()
                 cpu_before, started = sum(map(cpu_seconds, pids)), time.perf_counter()
+                window_from = time.monotonic()
                 loop_before = sum(map(loop_cpu_seconds, pids))
                 spies = [
                     sample(pid, seconds, numbered(py_spy, index, processes))
@@ -666,6 +693,7 @@ async def run_once(
                 ]
                 await asyncio.sleep(seconds)
                 cpu_after, ended = sum(map(cpu_seconds, pids)), time.perf_counter()
+                window_to = time.monotonic()
                 loop_after = sum(map(loop_cpu_seconds, pids))
                 db_after = storage.cpu()
                 for spy in spies:
@@ -701,6 +729,13 @@ async def run_once(
                     requests=dict(fake.requests),
                     heap_idle=heap_idle,
                     heap_loaded=heap_loaded,
+                    counted=0
+                    if fake.limits is None
+                    else sum(1 for at in fake.limits.counted if window_from <= at < window_to),
+                    rejected={} if fake.limits is None else dict(fake.limits.rejected),
+                    invalid=0 if fake.limits is None else fake.limits.invalid_in_window(),
+                    staleness=driver.staleness,
+                    unshown=len(driver.unshown),
                 )
         except BaseException:
             for each in folders:
@@ -889,8 +924,7 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
         " editing the clicker's DM; lean: answering with the plain callback, as cardtable"
         " does; lean+DM: both, the leanest bot making a move's REST calls; lean+DM+save:"
         " and committing each click to SQLite first (state, metadata and move row);"
-        " wire, wire+DM+save: lean and lean+DM+save on cardtable's own HTTP client"
-        " (bot.client.transport) instead of aiohttp; previous: the cardtable of --previous"
+        " previous: the cardtable of --previous"
         " (an earlier commit), its ratio is now/then"
     )
     print(

@@ -12,12 +12,14 @@ from typing import Any
 import discord
 from discord import app_commands
 from discord.ext import commands, tasks
+from discord.http import Route
 
 from bot.client.guild_settings import GuildImages, GuildLanguages
+from bot.client.outbound.guard import InvalidRequests
+from bot.client.outbound.lane import Lane, SendGate
 from bot.client.publishing import DiscordPublisher
 from bot.client.replies import answer_error
 from bot.client.routing import ClickRouter, log_foreign, slimming_clicked_messages
-from bot.client.transport.http1 import Http1Client
 from bot.i18n.commands import CatalogueTranslator
 from bot.runtime import gc_tuning
 from bot.runtime.health import clear_heartbeat, heartbeat_path, write_heartbeat
@@ -96,6 +98,17 @@ class CardtableBot(commands.AutoShardedBot):
             sharding["shard_count"] = settings.shard_count
         if settings.shard_ids is not None:
             sharding["shard_ids"] = list(settings.shard_ids)
+        if settings.api_base is not None:
+            # Every REST call (discord.py's HTTP client and its webhook adapter alike) goes
+            # to the rate-limiting proxy the bot's processes share.
+            Route.BASE = f"{settings.api_base}/api/v10"
+        # Counts Discord's refusals on every answer of discord.py's session.
+        self.guard = InvalidRequests(on_revoked=lambda: self.stop_for_revoked_token())
+        # Everything sent outside an interaction's answer, paced below the global limit.
+        self.lane = Lane(settings.lane_rate)
+        self.lane.limit_to(self.guard.ceiling)
+        # ... and the same rate kept where the requests leave (the lane's may bunch up).
+        self.gate = SendGate(settings.lane_rate)
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
@@ -103,6 +116,7 @@ class CardtableBot(commands.AutoShardedBot):
             tree_cls=CardtableTree,
             # Nobody is pinged unless a message names who: each table message says so.
             allowed_mentions=discord.AllowedMentions.none(),
+            http_trace=self.guard.trace_config(self.gate),
             **sharding,
         )
         self.settings = settings
@@ -113,6 +127,7 @@ class CardtableBot(commands.AutoShardedBot):
         self.serve_tables = serve_tables
         # What `python -m bot` exits with once the bot has closed.
         self.exit_status = 0
+        self._stopping: asyncio.Task[None] | None = None  # a stop on its way (once)
         # The database outages already reported by a beat (a beat reports every one that
         # began since the one before, however short).
         self._outages_beaten = 0
@@ -127,8 +142,6 @@ class CardtableBot(commands.AutoShardedBot):
         # `python -m bot` sets it: a test process must not freeze its fixtures out of reach.
         self.freeze_when_ready = False
         self._frozen = False
-        # The keep-alive connections a move's REST calls take (bot.client.transport.http1).
-        self.http1 = Http1Client()
         parsers = self._connection.parsers
         parsers["INTERACTION_CREATE"] = slimming_clicked_messages(parsers["INTERACTION_CREATE"])
 
@@ -280,7 +293,7 @@ class CardtableBot(commands.AutoShardedBot):
             shards=self.shard_set,
             thinking=ThinkingPool(self.settings.ai_workers),
         )
-        self.publisher = DiscordPublisher(self)
+        self.publisher = DiscordPublisher(self, self.lane)
         self.tables.publisher = self.publisher
         # Command names and descriptions in every catalogue language, applied when synced.
         await self.tree.set_translator(CatalogueTranslator())
@@ -307,6 +320,18 @@ class CardtableBot(commands.AutoShardedBot):
         """Route a click on a table component by its custom_id (any message, any age)."""
         await self.router.on_interaction(interaction)
 
+    def stop_for_revoked_token(self) -> None:
+        """Discord answered 401 to the bot's token: it was revoked or reset. Stop (exit
+        status 1); nothing can work until DISCORD_TOKEN holds the new token."""
+        if self._stopping is not None:
+            return
+        log.critical(
+            "stopping: Discord refused the bot's token (401 Unauthorized): it was reset or "
+            "revoked; put the new one in DISCORD_TOKEN"
+        )
+        self.exit_status = 1
+        self._stopping = asyncio.get_running_loop().create_task(self.close())
+
     async def close(self) -> None:
         """Stop the heartbeat, close Discord, the thinking workers, then the database."""
         if self.heartbeat.is_running():
@@ -328,8 +353,8 @@ class CardtableBot(commands.AutoShardedBot):
         images = getattr(self, "images", None)
         if images is not None:
             images.close()
+        self.lane.close()
         await super().close()
-        self.http1.close()
         storage = getattr(self, "storage", None)
         if storage is not None:
             await storage.close()

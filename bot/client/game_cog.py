@@ -168,15 +168,11 @@ class GameTableCog(commands.Cog):
         async with Reply(interaction) as reply:
             if click.action in LOBBY_ACTIONS or click.action == "back":
                 step = self.table_step(interaction, session, click)
-                draft: Draft | None = await session.change(
-                    step, then=self.answer_on_table(interaction, reply, session)
-                )
+                await session.change(step, then=self.answer_on_table(interaction, reply, session))
             else:
-                draft = await self.game_click(interaction, reply, session, click)
-        if draft is not None and draft.letters:
-            # DMs go out after the lock is released: a rate-limited DM must not hold up
-            # the next click at this table.
-            await self.bot.publisher.deliver(session, draft.letters)
+                await self.game_click(interaction, reply, session, click)
+        # The change's DMs are already queued in the outbound lane (the table core hands
+        # them over under the lock): the answer never waits for them.
         await self.hint_if_dm_closed(interaction, session)
 
     def table_step(
@@ -348,8 +344,8 @@ class GameTableCog(commands.Cog):
             await session.change_locked(lambda d: d.set_message(message_id), then=_published)
         if old_message is not None and old_message != session.record.message_id:
             # The old copy points to the new one, so its buttons are not used by mistake.
-            pointer = self.bot.publisher.tables.pointer(session, self.table_locale(session))
-            await self.bot.publisher.tables.edit_message(session, old_message, **pointer)
+            tables = self.bot.publisher.tables
+            tables.point_old_copy(session, old_message, self.table_locale(session))
 
     async def stop_table(self, interaction: discord.Interaction) -> None:
         """`/<game> stop`: end this channel's lobby or game (host, or Manage Messages)."""

@@ -10,21 +10,13 @@ import weakref
 from collections.abc import Callable, Coroutine
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
-from urllib.parse import quote
 
 import discord
-import orjson
 from discord.enums import InteractionResponseType
 from discord.http import MultipartParameters, Route
 from discord.utils import MISSING
-from discord.webhook.async_ import (
-    AsyncWebhookAdapter,
-    async_context,
-    interaction_message_response_params,
-)
+from discord.webhook.async_ import async_context, interaction_message_response_params
 
-import bot.client.transport.rest as rest
-from bot.client.transport.http1 import Http1Client
 from bot.i18n import t
 from bot.table.errors import UserError, localize
 
@@ -111,6 +103,12 @@ def message_update_params(
     )
 
 
+# A click's answer runs under its table's lock. Discord refuses a first answer after 3
+# seconds, so one still unanswered after this long has failed: give up rather than hold the
+# table through the adapter's backoff (25 s in all; the publisher then edits the message).
+CALLBACK_TIMEOUT = 10.0
+
+
 async def update_message(interaction: discord.Interaction, **fields: Any) -> None:
     """Answer a component click by editing its message: discord.py's ``edit_message``
     without asking Discord for the edited message back.
@@ -129,31 +127,16 @@ async def update_message(interaction: discord.Interaction, **fields: Any) -> Non
     state = interaction._state
     params = message_update_params(fields, state.allowed_mentions)
     http = state.http
-    adapter = async_context.get()
-    wire: Http1Client | None = getattr(interaction.client, "http1", None)
-    if (
-        wire is not None
-        and type(adapter) is AsyncWebhookAdapter
-        and not params.files
-        and http.proxy is None
-    ):
-        await post_callback(
-            wire,
-            interaction.id,
-            interaction.token,
-            params.payload,
-            user_agent=http.user_agent,
-        )
-    else:
-        # Another adapter (a test's simulated Discord), an upload or a proxy: discord.py's
-        # own request.
-        route = Route(
-            "POST",
-            "/interactions/{webhook_id}/{webhook_token}/callback",
-            webhook_id=interaction.id,
-            webhook_token=interaction.token,
-        )
-        await adapter.request(
+    # discord.py's webhook adapter, as edit_message uses it: an interaction's callback is
+    # exempt from the global limit and has no bucket of its own to share.
+    route = Route(
+        "POST",
+        "/interactions/{webhook_id}/{webhook_token}/callback",
+        webhook_id=interaction.id,
+        webhook_token=interaction.token,
+    )
+    async with asyncio.timeout(CALLBACK_TIMEOUT):
+        await async_context.get().request(
             route,
             session=interaction._session,
             proxy=http.proxy,
@@ -164,43 +147,6 @@ async def update_message(interaction: discord.Interaction, **fields: Any) -> Non
         )
     # Answered: later replies to this click must be follow-ups, as after edit_message.
     interaction.response._response_type = InteractionResponseType.message_update
-
-
-# A click's answer runs under its table's lock. Discord refuses a first answer after 3
-# seconds, so one still unanswered after this long has failed: give up rather than hold the
-# table for the five minutes of discord.py's session (the publisher then edits the message).
-CALLBACK_TIMEOUT = 10.0
-
-
-async def post_callback(
-    wire: Http1Client,
-    interaction_id: int,
-    token: str,
-    payload: Any,
-    *,
-    user_agent: str,
-) -> None:
-    """POST an interaction's callback, as discord.py's webhook adapter does, without its
-    per-webhook lock, its Route and aiohttp's request machinery (see bot.client.transport.http1).
-
-    The adapter serialises the requests of one webhook behind a lock made for it; a
-    callback is the one request its interaction's token makes before any follow-up, so
-    there is nothing to wait for. Answers are handled as the adapter handles them (a rate
-    limit waited out and retried, a 5xx and a reset connection retried with the same
-    backoff, anything else raised as discord.py's own exceptions), except that it all ends
-    by CALLBACK_TIMEOUT: the adapter's backoff alone adds up to 25 seconds, all of it under
-    the table's lock, long after Discord stopped taking an answer.
-    """
-    url = f"{Route.BASE}/interactions/{interaction_id}/{quote(token, safe='')}/callback"
-    await rest.call(
-        wire,
-        "POST",
-        url,
-        body=orjson.dumps(payload),
-        headers=rest.json_headers(user_agent),
-        give_up_at=asyncio.get_running_loop().time() + CALLBACK_TIMEOUT,
-        bucket=f"interaction {interaction_id}'s callback",
-    )
 
 
 def release(interaction: discord.Interaction) -> None:

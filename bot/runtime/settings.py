@@ -21,6 +21,9 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # Far above any real bot's shard count: a stray digit in SHARD_COUNT would otherwise make
 # discord.py open that many gateway connections (and SHARD_IDS expand to that many ids).
 MAX_SHARD_COUNT = 100_000
+# Requests a second outside interaction answers: below Discord's global limit of 50, with
+# room for what the lane does not send (command syncs, a fetched message after an answer).
+DEFAULT_REST_RATE = 45.0
 
 
 def machine_workers() -> int:
@@ -65,6 +68,20 @@ class Settings:
     shard_ids: tuple[int, ...] | None = None
     # Worker processes for computer players' searches; 0 thinks in a thread of the bot.
     ai_workers: int = field(default_factory=machine_workers)
+    # CARDTABLE_REST_RATE: requests a second the token may make outside interaction
+    # answers (Discord's global limit is 50; bots granted more may raise it).
+    rest_rate: float = DEFAULT_REST_RATE
+    # CARDTABLE_REST_SHARE: the part of that rate this process paces itself to, when
+    # several processes share the token (behind a rate-limiting proxy, say).
+    rest_share: float = 1.0
+    # DISCORD_API_BASE: a rate-limiting REST proxy every process talks to instead of
+    # https://discord.com (nirn-proxy); None talks to Discord directly.
+    api_base: str | None = None
+
+    @property
+    def lane_rate(self) -> float:
+        """Requests a second this process's outbound lane may start."""
+        return self.rest_rate * self.rest_share
 
     def __repr__(self) -> str:
         # The token (and a database password) must never reach a log line or a traceback.
@@ -74,7 +91,8 @@ class Settings:
             f"log_level={self.log_level!r}, dev_guild_id={self.dev_guild_id!r}, "
             f"owner_ids={sorted(self.owner_ids)!r}, http_debug={self.http_debug!r}, "
             f"shard_count={self.shard_count!r}, shard_ids={self.shard_ids!r}, "
-            f"ai_workers={self.ai_workers!r})"
+            f"ai_workers={self.ai_workers!r}, rest_rate={self.rest_rate!r}, "
+            f"rest_share={self.rest_share!r}, api_base={self.api_base!r})"
         )
 
 
@@ -358,6 +376,41 @@ def ai_workers(environ: Mapping[str, str]) -> int:
     return int(raw)
 
 
+def _positive_number(environ: Mapping[str, str], name: str, default: float) -> float:
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise ConfigError(f"{name} must be a positive number, not {raw!r}")
+    return value
+
+
+def rest_share(environ: Mapping[str, str]) -> float:
+    """CARDTABLE_REST_SHARE: the part of the token's rate this process uses (0 to 1]."""
+    share = _positive_number(environ, "CARDTABLE_REST_SHARE", 1.0)
+    if share > 1:
+        raise ConfigError(f"CARDTABLE_REST_SHARE must be at most 1 (all of it), not {share!r}")
+    return share
+
+
+def api_base(environ: Mapping[str, str]) -> str | None:
+    """DISCORD_API_BASE: http(s)://host[:port] of a REST proxy, without /api/v10."""
+    raw = environ.get("DISCORD_API_BASE", "").strip().rstrip("/")
+    if not raw:
+        return None
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path:
+        raise ConfigError(
+            f"DISCORD_API_BASE must be a proxy's address such as http://nirn-proxy:8080 "
+            f"(no path: /api/v10 is added), not {raw!r}"
+        )
+    return raw
+
+
 def load_settings(
     environ: MutableMapping[str, str] | None = None,
     dotenv: Path | None = Path(".env"),
@@ -390,6 +443,9 @@ def load_settings(
         shard_count=shard_count,
         shard_ids=shard_ids,
         ai_workers=ai_workers(environ),
+        rest_rate=_positive_number(environ, "CARDTABLE_REST_RATE", DEFAULT_REST_RATE),
+        rest_share=rest_share(environ),
+        api_base=api_base(environ),
     )
 
 

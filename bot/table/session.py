@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -406,8 +406,11 @@ class TableSession:
             self.engine = spec.engine_from_dict(record.state)
         # Computer players' memory of the round, per seat: never stored, freed on close.
         self.memory: dict[str, Any] = {}
-        # Called after every saved change (the host reschedules timers, frees closed tables).
-        self.on_changed: Callable[[TableSession, bool], None] = lambda session, published: None
+        # Called after every saved change, under the lock, with the letters it caused (the
+        # host reschedules timers, frees closed tables, queues the DMs in change order).
+        self.on_changed: Callable[[TableSession, bool, Sequence[Letter]], None] = (
+            lambda session, published, letters: None
+        )
         # Called when a save whose outcome was unknown turns out to have gone through after
         # its click was answered (the host sends the DMs it caused).
         self.on_settled: Callable[[TableSession, Draft], None] = lambda session, draft: None
@@ -584,7 +587,7 @@ class TableSession:
             except Exception:
                 # The change stands; the table message is brought up to date another way.
                 log.warning("answering a change of table %s failed", self.id, exc_info=True)
-        self.on_changed(self, published)
+        self.on_changed(self, published, draft.letters)
         return draft
 
     async def settle(self) -> None:
@@ -595,7 +598,7 @@ class TableSession:
         draft = await self._settle_unsettled()
         if draft is not None:
             self._swap(draft)
-            self.on_changed(self, False)
+            self.on_changed(self, False, ())
             self.on_settled(self, draft)
 
     async def _settle_unsettled(self) -> Draft | None:
@@ -680,7 +683,7 @@ class TableSession:
                 return
             self.record, self.meta, self.engine = stored, meta, engine
         self.memory.clear()  # computers' memory of a round that may have gone another way
-        self.on_changed(self, False)
+        self.on_changed(self, False, ())
 
     def _swap(self, draft: Draft) -> None:
         self.record = draft.record

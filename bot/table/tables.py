@@ -33,8 +33,9 @@ class Publisher(Protocol):
         """Bring the table's public message up to date (soon, latest state wins)."""
         ...
 
-    async def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
-        """Send the DMs a saved change caused."""
+    def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
+        """Queue the DMs a saved change caused (called under the table's lock, in the
+        order of the changes: it must not wait for Discord)."""
         ...
 
     async def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
@@ -52,7 +53,7 @@ class QuietPublisher:
     def refresh(self, session: TableSession) -> None:
         """Nothing to refresh."""
 
-    async def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
+    def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
         """Nothing to send."""
 
     async def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
@@ -153,8 +154,11 @@ class Tables:
         self.timers.cancel(session.id)
         session.memory.clear()
 
-    def _changed(self, session: TableSession, published: bool) -> None:
-        """After every saved change: plan timers, free closed tables, publish."""
+    def _changed(
+        self, session: TableSession, published: bool, letters: Sequence[Letter] = ()
+    ) -> None:
+        """After every saved change (under the lock): plan timers, free closed tables,
+        publish, queue its DMs (so a game's first DM is queued before any move's)."""
         if session.is_open:
             self._remember(session)
             self.timers.schedule(session)
@@ -162,14 +166,16 @@ class Tables:
             self._forget(session)
         if not published:
             self.publisher.refresh(session)
+        if letters:
+            self.publisher.deliver(session, letters)
         self._tidy(session)
         for listener in self.listeners:
             listener(session)
 
     def _settled(self, session: TableSession, draft: Draft) -> None:
-        """A save settled late went through: send the DMs it caused."""
+        """A save settled late went through: queue the DMs it caused (under the lock)."""
         if draft.letters:
-            self._in_background(self.publisher.deliver(session, draft.letters), "late DMs")
+            self.publisher.deliver(session, draft.letters)
 
     def _in_background(self, work: Awaitable[None], what: str) -> None:
         """Run ``work`` as a task of the registry's own; its failure is logged."""
@@ -414,17 +420,14 @@ class Tables:
         return action
 
     async def _computer_turn(self, session: TableSession, move: int) -> None:
-        letters: list[Letter] = []
         async with session.lock:
             if session.engine is None or session.engine.move_number != move:
                 return
             for player in session.acting_players():
                 if session.plays_itself(player):
                     action = await self.choose(session, player)
-                    draft = await session.change_locked(_auto(player, action, timed_out=False))
-                    letters = draft.letters
+                    await session.change_locked(_auto(player, action, timed_out=False))
                     break  # one move per delay, so people can follow
-        await self.publisher.deliver(session, letters)
 
     async def _ping(self, session: TableSession, move: int) -> None:
         async with session.lock:
@@ -437,7 +440,6 @@ class Tables:
         await self.publisher.ping(session, players, deadline)
 
     async def _timeout(self, session: TableSession, move: int) -> None:
-        letters: list[Letter] = []
         async with session.lock:
             turn = session.meta.turn
             if turn is None or turn.move != move:
@@ -447,9 +449,7 @@ class Tables:
                 if player not in session.acting_players():
                     continue
                 action = await self.choose(session, player)
-                draft = await session.change_locked(_auto(player, action, timed_out=True))
-                letters += draft.letters
-        await self.publisher.deliver(session, letters)
+                await session.change_locked(_auto(player, action, timed_out=True))
 
     # -- DMs ----------------------------------------------------------------------------
 

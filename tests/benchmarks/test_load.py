@@ -14,11 +14,11 @@ def load_run() -> ModuleType:
     return load("load/run", name="load_run")
 
 
-@pytest.mark.parametrize("mode", ["cardtable", "wire+DM+save"])
+@pytest.mark.parametrize("mode", ["cardtable", "lean+DM+save"])
 async def test_tables_play_on_the_wire(mode: str) -> None:
     """Against the fake Discord over loopback, with discord.py's own webhook adapter and
-    HTTP client (so answers and living DM edits take bot.client.transport): every click answered,
-    the clickers' DMs edited in place, no errors, nothing deferred."""
+    HTTP client: every click answered, the clickers' DMs edited in place (cardtable's
+    paced below Discord's global limit), no errors, nothing deferred."""
     run = load_run()
     result = await run.run_once(
         mode, tables=2, seconds=1.5, warmup=0.5, seed=15, profile=None, pictures=False
@@ -26,5 +26,11 @@ async def test_tables_play_on_the_wire(mode: str) -> None:
     assert result.clicks > 20
     assert result.errors == 0 and result.deferred == 0
     assert result.requests["interaction callback"] >= result.clicks
-    assert result.requests["PATCH DM message"] >= result.clicks // 2
+    if mode == "cardtable":
+        # The living DMs go through the paced lane: edited, latest state winning (the rate
+        # itself is measured by run.py's rate-limited fake Discord).
+        counted = sum(result.requests[kind] for kind in ("POST DM", "PATCH DM message"))
+        assert result.requests["PATCH DM message"] > 0 and counted < result.clicks // 4
+    else:
+        assert result.requests["PATCH DM message"] >= result.clicks // 2
     assert "unknown" not in " ".join(result.requests)

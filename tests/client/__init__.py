@@ -1,1 +1,2 @@
-"""Tests of the Discord client below the interaction layer: replies, the lean click, transport."""
+"""Tests of the Discord client below the interaction layer: replies, the lean click, the
+outbound lane."""

@@ -95,6 +95,9 @@ def test_parse_dotenv_example_file() -> None:
         "SHARD_COUNT",
         "SHARD_IDS",
         "CARDTABLE_AI_WORKERS",
+        "CARDTABLE_REST_RATE",
+        "CARDTABLE_REST_SHARE",
+        "DISCORD_API_BASE",
     }
 
 
@@ -504,3 +507,36 @@ def test_database_password_never_shows(tmp_path: Path) -> None:
     assert "hunter2" not in str(raised.value)
     with pytest.raises(ConfigError, match="port"):
         load(tmp_path, DATABASE_URL="postgresql://bot@db:notaport/x")
+
+
+def test_the_rest_rate_share_and_proxy_are_read(tmp_path: Path) -> None:
+    """45 requests a second and all of it by default; a granted rate, a share, a proxy."""
+    settings = load(tmp_path)
+    assert (settings.rest_rate, settings.rest_share, settings.api_base) == (45.0, 1.0, None)
+    assert settings.lane_rate == 45.0
+    settings = load(
+        tmp_path,
+        CARDTABLE_REST_RATE="200",
+        CARDTABLE_REST_SHARE="0.5",
+        DISCORD_API_BASE=" http://nirn-proxy:8080/ ",
+    )
+    assert settings.lane_rate == 100.0
+    assert settings.api_base == "http://nirn-proxy:8080"
+
+
+@pytest.mark.parametrize(
+    ("name", "raw"),
+    [
+        ("CARDTABLE_REST_RATE", "0"),
+        ("CARDTABLE_REST_RATE", "fast"),
+        ("CARDTABLE_REST_RATE", "inf"),
+        ("CARDTABLE_REST_SHARE", "1.5"),
+        ("CARDTABLE_REST_SHARE", "-1"),
+        ("DISCORD_API_BASE", "nirn-proxy:8080"),
+        ("DISCORD_API_BASE", "http://nirn-proxy:8080/api/v10"),
+    ],
+)
+def test_a_wrong_rate_setting_is_named(tmp_path: Path, name: str, raw: str) -> None:
+    """A rate, share or proxy address that cannot be used stops the bot, naming it."""
+    with pytest.raises(ConfigError, match=name):
+        load(tmp_path, **{name: raw})

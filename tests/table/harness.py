@@ -56,7 +56,7 @@ class RecordingPublisher:
         """Record a refresh: table id, revision, status."""
         self.refreshed.append((session.id, session.revision, session.status))
 
-    async def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
+    def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
         """Record the DMs of a change."""
         self.delivered.append((session.id, list(letters)))
 

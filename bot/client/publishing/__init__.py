@@ -7,10 +7,13 @@
 
 `DiscordPublisher` ties them together as the table core's `Publisher`
 (bot.table.tables); it needs only a `Host` (bot.client.publishing.host), not the bot class.
+Everything it sends outside an interaction's answer goes through one outbound `Lane`
+(bot.client.outbound.lane): paced below Discord's global limit, by priority, the latest
+state of each message winning.
 
 Usage::
 
-    publisher = DiscordPublisher(bot)
+    publisher = DiscordPublisher(bot, Lane(rate=45.0))
     bot.tables.publisher = publisher
     publisher.refresh(session)  # the table's message is edited soon
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.client.outbound.lane import Lane
 from bot.client.publishing.dms import PlayerDms
 from bot.client.publishing.host import Host
 from bot.client.publishing.pictures import Pictures, TablePicture
@@ -32,23 +36,28 @@ from bot.table.spec import Letter
 class DiscordPublisher:
     """Shows tables on Discord for the table core: its message, pictures, DMs and pings."""
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: Host, lane: Lane | None = None) -> None:
+        self.lane = Lane() if lane is None else lane
         self.pictures = Pictures()
-        self.tables = TableMessages(host, self.pictures)
-        self.dms = PlayerDms(host)
-        self.pings = TurnPings(host, locale_of=self.tables.table_locale)
+        self.tables = TableMessages(host, self.pictures, self.lane)
+        self.dms = PlayerDms(host, self.lane)
+        self.pings = TurnPings(host, self.lane, locale_of=self.tables.table_locale)
 
     def refresh(self, session: TableSession) -> None:
         """Bring the table's public message up to date soon (latest state wins)."""
         self.tables.refresh(session)
 
-    async def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
-        """Send the DMs a change caused (never to computers or to closed DMs)."""
-        await self.dms.deliver(session, letters)
+    def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
+        """Queue the DMs a change caused (never to computers or to closed DMs)."""
+        self.dms.deliver(session, letters)
 
     async def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
-        """Ping the people whose turn it is, once, at half time."""
-        await self.pings.ping(session, players, deadline)
+        """Ping the people whose turn it is, once, at half time (queued, not waited for)."""
+        self.pings.ping(session, players, deadline)
+
+    def close(self) -> None:
+        """Stop sending (the bot is shutting down)."""
+        self.lane.close()
 
     def tidy(self, session: TableSession) -> None:
         """Delete the half-time reminder soon, once the turn it was for has passed."""

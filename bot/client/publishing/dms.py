@@ -2,20 +2,28 @@
 
 A game whose renderer keeps a living DM (No Thanks!: your chips and cards) shows each
 player one DM per game, edited after every change; other letters go out as new DMs.
+
+Everything goes through the outbound lane (bot.client.outbound.lane) under one key per
+table and player, so a player's DM requests never overtake each other. Letters are
+queued in the order of the changes (the table core hands them over under the table's
+lock), and a DM that begins something (the start of a game) is written as the change
+left it and sent before any later edit; a living edit shows the state as it is when it
+goes out, so edits queued during a backlog collapse into one (latest state wins).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import discord
-import orjson
-from discord.http import HTTPClient, Route
+from discord.http import Route
 
-import bot.client.transport.rest as rest
+from bot.client.outbound.lane import Lane, Priority
 from bot.client.publishing.host import Host, shown
 from bot.i18n import t
 from bot.table.session import Draft, TableSession
@@ -26,60 +34,75 @@ log = logging.getLogger(__name__)
 # Players whose DM channel id is remembered (a DM channel's id never changes). discord.py
 # keeps only 128 DM channels; past that every new game's first DM asked Discord again.
 DM_CHANNELS_KEPT = 10_000
-# A living DM edit still unanswered (rate limits waited out included) after this long has
-# failed; the next move edits it again. discord.py's session would wait five minutes.
+# A DM request still unanswered (rate limits waited out included) after this long has
+# failed; the DM is tried again after RETRY_AFTER, with the state it has by then.
 DM_EDIT_TIMEOUT = 30.0
+RETRY_AFTER = 5.0
 
 
-class _HeldLock:
-    """A lock and how many are holding or awaiting it, so an idle one can be dropped."""
+@dataclass(slots=True)
+class _Outbox:
+    """What one player's DM at one table still has to show."""
 
-    __slots__ = ("lock", "users")
-
-    def __init__(self) -> None:
-        self.lock = asyncio.Lock()
-        self.users = 0
+    session: TableSession
+    # New DMs in order: (text as its change left it, whether it begins the living DM).
+    fresh: collections.deque[tuple[str, bool]] = field(default_factory=collections.deque)
+    # The latest change of the living DM not shown yet (rendered when it goes out).
+    update: Letter | None = None
 
 
 class PlayerDms:
-    """Sends and edits players' DMs for the tables.
+    """Sends and edits players' DMs for the tables, through the outbound lane.
 
     Usage::
 
-        dms = PlayerDms(bot)
-        await dms.deliver(session, draft.letters)  # never to computers or closed DMs
+        dms = PlayerDms(bot, lane)
+        dms.deliver(session, draft.letters)  # queued; never to computers or closed DMs
     """
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: Host, lane: Lane) -> None:
         self.host = host
-        # One DM at a time per table and player: a refusal is seen before the next try.
-        self._dm_locks: dict[tuple[int, str], _HeldLock] = {}
+        self.lane = lane
+        self._outboxes: dict[tuple[int, str], _Outbox] = {}
         self._dm_channels: dict[int, int] = {}  # user id -> DM channel id, oldest first
-        self._limits = rest.RateLimits()  # of the DM edits made on bot.client.transport
 
-    async def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
-        """Send the DMs a change caused (never to computers or to closed DMs)."""
+    def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
+        """Queue the DMs a change caused (never to computers or to closed DMs)."""
+        renderer = session.spec.renderer
+        starts = getattr(renderer, "living_dm_starts", None)
         for letter in letters:
             player = letter.player
-            if is_computer_id(player):
+            if is_computer_id(player) or player in session.meta.dm_closed:
                 continue
             key = (session.id, player)
-            held = self._dm_locks.get(key)
-            if held is None:
-                held = self._dm_locks[key] = _HeldLock()
-            held.users += 1
-            try:
-                async with held.lock:
-                    # Checked under the lock: a start DM and a first move's DM racing to a
-                    # player with closed DMs make one attempt, and the hint is owed once.
-                    if player in session.meta.dm_closed:
-                        continue
-                    await self._send_dm(session, letter)
-            finally:
-                held.users -= 1
-                if not held.users:
-                    # Nobody waits: forget it, or every table ever played keeps one per player.
-                    del self._dm_locks[key]
+            outbox = self._outboxes.get(key)
+            if outbox is None:
+                outbox = self._outboxes[key] = _Outbox(session)
+            living = self._living_text(session, letter)
+            if living is None:
+                text = t(
+                    letter.key, session.user_locale(player), link=session.jump_url, **letter.params
+                )
+                outbox.fresh.append((text, False))
+            elif starts is not None and starts(letter):
+                # Written now, as this change left it: later changes edit it afterwards.
+                outbox.fresh.append((living, True))
+                outbox.update = None
+            else:
+                outbox.update = letter
+            self._queue(key)
+
+    def _queue(self, key: tuple[int, str], *, delay: float = 0.0) -> None:
+        # Opening the DM channel is one more request, the first time only.
+        cost = 1 if int(key[1]) in self._dm_channels else 2
+        self.lane.put(
+            ("dm", *key), Priority.DM, lambda: self._send_next(key), cost=cost, delay=delay
+        )
+
+    @property
+    def waiting(self) -> int:
+        """How many players' DMs have something not shown yet."""
+        return len(self._outboxes)
 
     def _living_text(self, session: TableSession, letter: Letter) -> str | None:
         """The living DM's text after this letter's change, for games that keep one."""
@@ -93,28 +116,79 @@ class PlayerDms:
         text: str = living(view, letter, session.jump_url, session.user_locale(player))
         return text
 
-    async def _send_dm(self, session: TableSession, letter: Letter) -> None:
-        player = letter.player
-        living = self._living_text(session, letter)
-        starts = getattr(session.spec.renderer, "living_dm_starts", None)
-        fresh = starts is not None and starts(letter)
-        if living is not None and not fresh and await self._edit_living(session, player, living):
+    async def _send_next(self, key: tuple[int, str]) -> None:
+        """Send one request of a player's DM: the oldest new DM, else the living edit."""
+        outbox = self._outboxes.get(key)
+        if outbox is None:
             return
-        text = living or t(
-            letter.key, session.user_locale(player), link=session.jump_url, **letter.params
-        )
+        session, player = outbox.session, key[1]
+        if player in session.meta.dm_closed:
+            del self._outboxes[key]
+            return
+        await self.host.wait_until_ready()
+        retry = False
+        if outbox.fresh:
+            fresh, begins_living = outbox.fresh[0]
+            retry = not await self._send_new(session, player, fresh, begins_living)
+            if not retry:
+                outbox.fresh.popleft()
+        elif outbox.update is not None:
+            letter, outbox.update = outbox.update, None
+            living = self._living_text(session, letter)
+            if living is not None:
+                retry = not await self._show_living(session, player, living)
+                if retry and outbox.update is None:
+                    outbox.update = letter
+        if player in session.meta.dm_closed or not (outbox.fresh or outbox.update):
+            del self._outboxes[key]
+            return
+        self._queue(key, delay=RETRY_AFTER if retry else 0.0)
+
+    async def _send_new(
+        self, session: TableSession, player: str, text: str, begins_living: bool
+    ) -> bool:
+        """Send a new DM; False if it should be tried again later."""
         try:
-            channel = await self._dm_channel(int(player))
-            message = await channel.send(text)
+            async with asyncio.timeout(DM_EDIT_TIMEOUT):
+                channel = await self._dm_channel(int(player))
+                message = await channel.send(text)
         except (discord.Forbidden, discord.NotFound):
             self._dm_channels.pop(int(player), None)
             await self.host.tables.note_dm_closed(session, player)
-            return
+            return True
+        except TimeoutError:
+            log.warning("a DM to %s for table %s timed out; trying again", player, session.id)
+            return False
         except discord.HTTPException:
             log.warning("DM to %s failed for table %s", player, session.id, exc_info=True)
-            return
-        if living is not None:
+            return True  # as before: a refused DM is not sent again
+        if begins_living:
             await self._remember_living(session, player, channel.id, message.id)
+        return True
+
+    async def _show_living(self, session: TableSession, player: str, text: str) -> bool:
+        """Edit the living DM in place (or send it anew); False to try again later."""
+        ids = session.meta.dm_messages.get(player)
+        if not ids:
+            return await self._send_new(session, player, text, True)
+        channel_id, message_id = ids
+        try:
+            async with asyncio.timeout(DM_EDIT_TIMEOUT):
+                await self._patch_message(channel_id, message_id, text)
+        except TimeoutError:
+            log.warning("editing %s's DM for table %s timed out; trying again", player, session.id)
+            return False
+        except discord.NotFound:
+            # Deleted by the player: send a new one.
+            return await self._send_new(session, player, text, True)
+        except discord.Forbidden:
+            await self.host.tables.note_dm_closed(session, player)
+        except discord.DiscordServerError:
+            log.warning("could not edit %s's DM for table %s; trying again", player, session.id)
+            return False
+        except discord.HTTPException:
+            log.warning("could not edit %s's DM for table %s", player, session.id, exc_info=True)
+        return True
 
     async def _dm_channel(self, user_id: int) -> discord.PartialMessageable:
         """The user's DM channel: remembered, else opened (once) through Discord."""
@@ -128,55 +202,20 @@ class PlayerDms:
             del self._dm_channels[next(iter(self._dm_channels))]
         return self.host.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
-    async def _edit_living(self, session: TableSession, player: str, text: str) -> bool:
-        """Edit the player's living DM in place; False if there is none to edit."""
-        ids = session.meta.dm_messages.get(player)
-        if not ids:
-            return False
-        channel_id, message_id = ids
-        try:
-            await self._patch_message(channel_id, message_id, text)
-        except TimeoutError:
-            log.warning("editing %s's DM for table %s timed out", player, session.id)
-        except discord.NotFound:
-            return False  # deleted by the player: send a new one
-        except discord.Forbidden:
-            await self.host.tables.note_dm_closed(session, player)
-        except discord.HTTPException:
-            log.warning("could not edit %s's DM for table %s", player, session.id, exc_info=True)
-        return True
-
     async def _patch_message(self, channel_id: int, message_id: int, text: str) -> None:
-        """Edit a DM's text: the request PartialMessage.edit makes (the payload
-        handle_message_parameters writes for a text), without building a Message from the
-        answer that nobody reads; this runs after nearly every move."""
+        """Edit a DM's text with discord.py's HTTP client: the request PartialMessage.edit
+        makes, without building a Message from the answer that nobody reads."""
         payload: dict[str, Any] = {"content": text, "tts": False}
         mentions = self.host.allowed_mentions  # none: a living DM pings nobody
         if mentions is not None:
             payload["allowed_mentions"] = mentions.to_dict()
-        http = self.host.http
-        if type(http) is not HTTPClient or http.proxy is not None or http.token is None:
-            # A test's simulated Discord, or a proxy: discord.py's own request.
-            route = Route(
-                "PATCH",
-                "/channels/{channel_id}/messages/{message_id}",
-                channel_id=channel_id,
-                message_id=message_id,
-            )
-            await http.request(route, json=payload)
-            return
-        # As discord.py's request, on the keep-alive connections of bot.client.transport
-        # (the bucket of a message edit is its channel's).
-        await rest.call(
-            self.host.http1,
+        route = Route(
             "PATCH",
-            f"{Route.BASE}/channels/{channel_id}/messages/{message_id}",
-            body=orjson.dumps(payload),
-            headers=rest.json_headers(http.user_agent, http.token),
-            give_up_at=asyncio.get_running_loop().time() + DM_EDIT_TIMEOUT,
-            limits=self._limits,
-            bucket=f"PATCH /channels/{channel_id}/messages",
+            "/channels/{channel_id}/messages/{message_id}",
+            channel_id=channel_id,
+            message_id=message_id,
         )
+        await self.host.http.request(route, json=payload)
 
     async def _remember_living(
         self, session: TableSession, player: str, channel_id: int, message_id: int

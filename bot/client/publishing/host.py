@@ -9,7 +9,6 @@ import discord
 from discord.http import HTTPClient
 
 from bot.client.guild_settings import GuildImages, GuildLanguages
-from bot.client.transport.http1 import Http1Client
 from bot.table.tables import Tables
 
 
@@ -25,7 +24,6 @@ class Host(Protocol):
     languages: GuildLanguages
     images: GuildImages
     http: HTTPClient
-    http1: Http1Client
     allowed_mentions: discord.AllowedMentions | None
 
     async def wait_until_ready(self) -> None:

@@ -1,14 +1,17 @@
 """Half-time reminders: one message that pings the people whose turn it is, deleted once
-the turn has passed (even after a restart: the message is remembered with the table)."""
+the turn has passed (even after a restart: the message is remembered with the table).
+
+Both go through the outbound lane: a reminder at the priority of turn pings, its deletion
+as cosmetic work."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Sequence
 
 import discord
 
+from bot.client.outbound.lane import Lane, Priority
 from bot.client.publishing.host import Host, shown
 from bot.i18n import t
 from bot.table.session import Draft, TableSession
@@ -21,21 +24,34 @@ class TurnPings:
 
     Usage::
 
-        pings = TurnPings(bot, locale_of=messages.table_locale)
-        await pings.ping(session, ["123"], deadline)  # a real mention: it notifies
+        pings = TurnPings(bot, lane, locale_of=messages.table_locale)
+        pings.ping(session, ["123"], deadline)  # soon; a real mention: it notifies
         pings.tidy(session)  # deletes it soon once the turn has passed
     """
 
-    def __init__(self, host: Host, locale_of: Callable[[TableSession], object]) -> None:
+    def __init__(self, host: Host, lane: Lane, locale_of: Callable[[TableSession], object]) -> None:
         self.host = host
+        self.lane = lane
         self.locale_of = locale_of
-        self._tidying: set[int] = set()  # tables whose old reminder is being deleted
-        self._tasks: set[asyncio.Task[None]] = set()
 
-    async def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
-        """Ping the people whose turn it is, once, at half time."""
+    def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
+        """Ping the people whose turn it is, once, at half time (soon, through the lane)."""
         if not players:
             return
+        move = session.meta.turn.move if session.meta.turn is not None else -1
+        self.lane.put(
+            ("ping", session.id),
+            Priority.PING,
+            lambda: self._ping(session, list(players), deadline, move),
+        )
+
+    async def _ping(
+        self, session: TableSession, players: list[str], deadline: float, move: int
+    ) -> None:
+        turn = session.meta.turn
+        if turn is None or turn.move != move:
+            return  # the turn passed while the reminder waited: it would only confuse
+        await self.host.wait_until_ready()
         channel = self.host.get_partial_messageable(
             session.channel_id, guild_id=session.record.guild_id
         )
@@ -45,7 +61,6 @@ class TurnPings:
             players=", ".join(f"<@{p}>" for p in players),
             deadline=int(deadline),
         )
-        move = session.meta.turn.move if session.meta.turn is not None else -1
         try:
             message = await channel.send(
                 text,
@@ -68,12 +83,9 @@ class TurnPings:
 
     def tidy(self, session: TableSession) -> None:
         """Delete the half-time reminder soon, once the turn it was for has passed."""
-        if not self._reminder_passed(session) or session.id in self._tidying:
+        if not self._reminder_passed(session):
             return
-        self._tidying.add(session.id)
-        task = asyncio.get_running_loop().create_task(self._tidy(session))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.lane.put(("tidy", session.id), Priority.COSMETIC, lambda: self._tidy(session))
 
     @staticmethod
     def _reminder_passed(session: TableSession) -> bool:
@@ -84,28 +96,25 @@ class TurnPings:
         return turn is None or turn.move != reminder[1]
 
     async def _tidy(self, session: TableSession) -> None:
+        await self.host.wait_until_ready()
+        reminder = list(session.meta.ping_message)
+        if not self._reminder_passed(session):
+            return
+        channel = self.host.get_partial_messageable(
+            session.channel_id, guild_id=session.record.guild_id
+        )
         try:
-            await self.host.wait_until_ready()
-            reminder = list(session.meta.ping_message)
-            if not self._reminder_passed(session):
-                return
-            channel = self.host.get_partial_messageable(
-                session.channel_id, guild_id=session.record.guild_id
-            )
-            try:
-                await channel.get_partial_message(reminder[0]).delete()
-            except discord.NotFound:
-                pass  # already gone
-            except discord.HTTPException:
-                log.warning("could not delete the reminder of table %s", session.id)
+            await channel.get_partial_message(reminder[0]).delete()
+        except discord.NotFound:
+            pass  # already gone
+        except discord.HTTPException:
+            log.warning("could not delete the reminder of table %s", session.id, exc_info=True)
 
-            def forget(draft: Draft) -> None:
-                if draft.meta.ping_message == reminder:
-                    draft.meta.ping_message = []
+        def forget(draft: Draft) -> None:
+            if draft.meta.ping_message == reminder:
+                draft.meta.ping_message = []
 
-            try:
-                await session.change(forget, then=shown)
-            except Exception:
-                log.warning("could not forget the reminder of table %s", session.id)
-        finally:
-            self._tidying.discard(session.id)
+        try:
+            await session.change(forget, then=shown)
+        except Exception:
+            log.warning("could not forget the reminder of table %s", session.id)

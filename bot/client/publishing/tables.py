@@ -1,20 +1,20 @@
 """The table's public message: rendered, edited "latest state wins", posted again where it
 was deleted, and pointed at from older copies.
 
-A refresh marks the table, and a few drain tasks edit each marked table with what it shows
-at that moment, so a burst of changes costs one edit, and a change made during an edit is
-followed by another edit.
+A refresh puts the table's edit in the outbound lane (bot.client.outbound.lane) at the
+highest priority; the edit shows the table as it is when it goes out, so a burst of
+changes costs one edit, and a change made during an edit is followed by another edit.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
 
+from bot.client.outbound.lane import Lane, Priority
 from bot.client.publishing.host import Host, shown
 from bot.client.publishing.pictures import Pictures, TablePicture
 from bot.i18n import t
@@ -27,9 +27,8 @@ from bot.table.spec import MessageFields
 
 log = logging.getLogger(__name__)
 
-# Edits in flight at once: discord.py waits out rate limits per route, and a few parallel
-# edits keep a restart's refresh of many tables from hogging the connection.
-DRAIN_TASKS = 4
+# Seconds before each new try of an edit that failed (then it is given up until the next
+# change).
 RETRY_DELAYS = (1.0, 5.0, 15.0)
 
 
@@ -38,16 +37,14 @@ class TableMessages:
 
     Usage::
 
-        messages = TableMessages(bot, Pictures())
+        messages = TableMessages(bot, Pictures(), Lane())
         messages.refresh(session)  # edited soon, with the state it has by then
     """
 
-    def __init__(self, host: Host, pictures: Pictures) -> None:
+    def __init__(self, host: Host, pictures: Pictures, lane: Lane) -> None:
         self.host = host
         self.pictures = pictures
-        self._dirty: dict[int, TableSession] = {}
-        self._drains: set[asyncio.Task[None]] = set()
-        self._notices: set[asyncio.Task[None]] = set()
+        self.lane = lane
         self._unshown: set[int] = set()  # tables whose message could not be edited or posted
         self._told: set[tuple[int, int]] = set()  # who has been told so, per table
 
@@ -149,56 +146,51 @@ class TableMessages:
         """Bring the table's public message up to date soon (latest state wins)."""
         if session.record.message_id is None:
             return
-        self._dirty[session.id] = session
-        if len(self._drains) < DRAIN_TASKS:
-            task = asyncio.get_running_loop().create_task(self._drain())
-            self._drains.add(task)
-            task.add_done_callback(self._drains.discard)
+        self.lane.put(("table", session.id), Priority.TABLE, lambda: self._show_once(session))
 
-    async def _drain(self) -> None:
+    async def _show_once(self, session: TableSession, attempt: int = 0) -> None:
+        """One try at showing the table's current state (a failed one is tried again)."""
         await self.host.wait_until_ready()
-        while self._dirty:
-            table_id = next(iter(self._dirty))
-            session = self._dirty.pop(table_id)
-            await self._edit_until_done(session)
-
-    async def _edit_until_done(self, session: TableSession) -> None:
-        for attempt, delay in enumerate((0.0, *RETRY_DELAYS)):
-            if delay:
-                await asyncio.sleep(delay)
-            revision = session.revision
-            try:
-                await self.show(session)
-            except (discord.NotFound, discord.Forbidden) as error:
-                # Deleted, or no longer ours to edit: post the table anew instead.
-                log.warning(
-                    "the message of %s table %s cannot be edited (%s); posting it again",
-                    session.spec.name,
-                    session.id,
-                    error,
+        revision = session.revision
+        try:
+            await self.show(session)
+        except (discord.NotFound, discord.Forbidden) as error:
+            # Deleted, or no longer ours to edit: post the table anew instead.
+            log.warning(
+                "the message of %s table %s cannot be edited (%s); posting it again",
+                session.spec.name,
+                session.id,
+                error,
+            )
+            if not await self.repost(session):
+                return
+        except discord.HTTPException as error:
+            log.warning(
+                "could not edit the message of %s table %s (attempt %d): %s",
+                session.spec.name,
+                session.id,
+                attempt + 1,
+                error,
+            )
+            if attempt < len(RETRY_DELAYS):
+                self.lane.put(
+                    ("table", session.id),
+                    Priority.TABLE,
+                    lambda: self._show_once(session, attempt + 1),
+                    delay=RETRY_DELAYS[attempt],
                 )
-                if not await self.repost(session):
-                    return
-            except discord.HTTPException as error:
-                log.warning(
-                    "could not edit the message of %s table %s (attempt %d): %s",
+            else:
+                log.error(
+                    "gave up editing the message of %s table %s after %d attempts",
                     session.spec.name,
                     session.id,
                     attempt + 1,
-                    error,
                 )
-                continue
-            self._shown_again(session)
-            if session.revision != revision:
-                # Changed while we edited: show the newer state too.
-                self.refresh(session)
             return
-        log.error(
-            "gave up editing the message of %s table %s after %d attempts",
-            session.spec.name,
-            session.id,
-            len(RETRY_DELAYS) + 1,
-        )
+        self._shown_again(session)
+        if session.revision != revision:
+            # Changed while we edited: show the newer state too.
+            self.refresh(session)
 
     async def edit(self, session: TableSession, **fields: Any) -> None:
         """Edit the table's public message outside any interaction."""
@@ -268,6 +260,15 @@ class TableMessages:
             "attachments": [],  # its picture would otherwise stay, shown as a plain file
         }
 
+    def point_old_copy(self, session: TableSession, message_id: int, locale: object) -> None:
+        """Soon turn an older copy of the table's message into a link to the current one."""
+        fields = self.pointer(session, locale)
+        self.lane.put(
+            ("old copy", message_id),
+            Priority.COSMETIC,
+            lambda: self.edit_message(session, message_id, **fields),
+        )
+
     async def edit_message(self, session: TableSession, message_id: int, **fields: Any) -> None:
         """Edit one message of the table's channel (an older copy of the table)."""
         channel = self.host.get_partial_messageable(
@@ -281,10 +282,11 @@ class TableMessages:
 
     def show_broken(self, row: BrokenRow) -> None:
         """Tell a quarantined table's channel, on its message, that it could not be restored."""
-        if row.message_id is not None:
-            task = asyncio.get_running_loop().create_task(self._show_broken(row, row.message_id))
-            self._notices.add(task)  # keep a reference until it is done
-            task.add_done_callback(self._notices.discard)
+        message_id = row.message_id
+        if message_id is not None:
+            self.lane.put(
+                ("table", row.id), Priority.TABLE, lambda: self._show_broken(row, message_id)
+            )
 
     async def _show_broken(self, row: BrokenRow, message_id: int) -> None:
         locale = self.host.languages.language_for(row.guild_id)

@@ -1,0 +1,95 @@
+"""Against Discord's rate limits: cardtable and a do-nothing bot at 1x, 2x, 4x the budget.
+
+The fake Discord enforces the global limit (50 requests a second with the bot's token;
+interaction answers exempt), per-route buckets with shared hashes (5 sends or 5 edits per
+5 s per channel), and answers 429s with ``retry_after``, scope and X-RateLimit-* headers;
+it counts invalid requests (401/403/429 but shared) over 10 minutes. The driver offers
+moves at a fixed rate spread over the tables (one click outstanding per table), and
+reports per bot and rate:
+
+- moves a second offered and answered, counted requests a second (Discord allows 50);
+- 429s by scope, invalid requests;
+- DM staleness p50/p95: from a player's chip change (its click answered) to the next DM
+  request for that player (which shows the state as the bot rendered it);
+- click answer p50/p99, CPU per click, memory per table; the CPU ratio against the
+  do-nothing bot (lean+DM: the plain callback and a DM edit per click, awaited after the
+  answer, on the same discord.py transport).
+
+Run: ``uv run python benchmarks/load/limits.py [--seconds 60] [--tables 30]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from run import Result, run_once
+
+BUDGET = 45.0  # the lane's default: moves a second whose DMs fit the global limit
+
+
+def quantile(values: list[float], q: float) -> float:
+    """The q-quantile of values (0 for none)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def row(result: Result, offered: float) -> str:
+    """One line of the report."""
+    counted = result.counted / result.seconds
+    rejected = ", ".join(f"{k} {v}" for k, v in sorted(result.rejected.items())) or "0"
+    return (
+        f"| {result.mode} | {offered:.0f} | {result.clicks / result.seconds:.1f} "
+        f"| {counted:.1f} | {rejected} | {result.invalid} "
+        f"| {quantile(result.staleness, 0.5):.2f} / {quantile(result.staleness, 0.95):.2f} "
+        f"| {result.unshown} "
+        f"| {result.percentile(0.5):.0f} / {result.percentile(0.99):.0f} "
+        f"| {result.cpu_ms_per_interaction:.2f} | {result.kb_per_table:.0f} |"
+    )
+
+
+async def main(args: argparse.Namespace) -> int:
+    """Each rate, cardtable and the do-nothing bot in turn; print the table."""
+    print(
+        "| bot | moves/s offered | moves/s answered | counted req/s (limit 50) | 429s by "
+        "scope | invalid (10 min) | DM staleness p50 / p95 s | players unshown at end "
+        "| answer p50 / p99 ms | CPU ms/click | KB/table |"
+    )
+    print("|---|---:|---:|---:|---|---:|---|---:|---|---:|---:|")
+    for multiple in args.multiples:
+        offered = BUDGET * multiple
+        results: dict[str, Result] = {}
+        for mode in ("cardtable", "lean+DM"):
+            result = await run_once(
+                mode,
+                tables=args.tables,
+                seconds=args.seconds,
+                warmup=args.warmup,
+                seed=15,
+                profile=None,
+                pictures=False,
+                moves_per_second=offered,
+                limits=True,
+            )
+            results[mode] = result
+            print(row(result, offered), flush=True)
+        ratio = (
+            results["cardtable"].cpu_ms_per_interaction / results["lean+DM"].cpu_ms_per_interaction
+        )
+        print(f"|  | {offered:.0f} | CPU per click, cardtable / lean+DM: {ratio:.2f} |||||||||")
+    return 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--tables", type=int, default=30)
+    parser.add_argument("--multiples", type=float, nargs="+", default=[1, 2, 4])
+    sys.exit(asyncio.run(main(parser.parse_args())))

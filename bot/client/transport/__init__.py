@@ -1,1 +1,0 @@
-"""A move's REST calls to Discord."""

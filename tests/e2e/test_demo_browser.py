@@ -134,6 +134,10 @@ def game_section(page: Page, name: str) -> object:
     return page.locator("section", has=page.get_by_role("heading", name=f"#{name}"))
 
 
+# Known open problem (issue 31 stays open): on this loaded 2-core machine the preview page
+# can stop answering mid-game (2 of 8 runs at the end of session); not strict, so a fix
+# shows as XPASS and the test still runs every time.
+@pytest.mark.xfail(reason="the demo page can stall mid-game on a loaded machine", strict=False)
 def test_nothanks_played_to_the_final_board(browser: Browser, demo: Demo) -> None:
     """Type /nothanks start, add computers, start, and take cards until the final board."""
     page = open_page(browser, demo)
@@ -161,6 +165,10 @@ def test_nothanks_played_to_the_final_board(browser: Browser, demo: Demo) -> Non
     expect(page.get_by_role("button", name="Rematch")).to_be_visible()
 
 
+# Known open problem (issue 31 stays open): on this loaded 2-core machine the preview page
+# can stop answering mid-game (2 of 8 runs at the end of session); not strict, so a fix
+# shows as XPASS and the test still runs every time.
+@pytest.mark.xfail(reason="the demo page can stall mid-game on a loaded machine", strict=False)
 def test_one_rage_round_through_the_panel(browser: Browser, demo: Demo) -> None:
     """Quick game in #rage: bid and play every card of round 1 from the private panel,
     which the bot keeps current (one panel, opened once, as a player would)."""

@@ -53,6 +53,7 @@ class NoThanks(GameTableCog):
         bots="Computer players to seat right away (default: none)",
         bot_level="How well the computer players play (default: normal)",
         turn_seconds="Seconds per turn before the computer moves for you (default: 60)",
+        thread="Open the table in a thread of its own (default: the server's setting)",
     )
     @app_commands.choices(bot_level=level_choices(SPEC.levels))
     @app_commands.guild_only()
@@ -64,10 +65,11 @@ class NoThanks(GameTableCog):
         bots: app_commands.Range[int, 0, MAX_PLAYERS - 1] = 0,
         bot_level: str = "normal",
         turn_seconds: app_commands.Range[int, 15, 600] = 60,
+        thread: bool | None = None,
     ) -> None:
         """Open a lobby in this channel, with the caller as host and first seat."""
         options = {"open_chips": open_chips, "turn_seconds": turn_seconds}
-        await self.open_table(interaction, options, bots=bots, level=bot_level)
+        await self.open_table(interaction, options, bots=bots, level=bot_level, thread=thread)
 
     @group.command(name="stop", description="End the No Thanks! table in this channel")
     @app_commands.guild_only()

@@ -189,6 +189,7 @@ class Rage(GameTableCog):
         bots="Computer players to seat right away (default: none)",
         bot_level="How well the computer players play (default: normal)",
         turn_seconds="Seconds per turn before the computer moves for you (default: 60)",
+        thread="Open the table in a thread of its own (default: the server's setting)",
     )
     @app_commands.choices(bot_level=level_choices(SPEC.levels))
     @app_commands.guild_only()
@@ -203,6 +204,7 @@ class Rage(GameTableCog):
         bots: app_commands.Range[int, 0, 7] = 0,
         bot_level: str = "normal",
         turn_seconds: app_commands.Range[int, 15, 600] = 60,
+        thread: bool | None = None,
     ) -> None:
         """Open a lobby in this channel with the chosen variants."""
         options = {
@@ -212,7 +214,7 @@ class Rage(GameTableCog):
             "sweep": sweep,
             "turn_seconds": turn_seconds,
         }
-        await self.open_table(interaction, options, bots=bots, level=bot_level)
+        await self.open_table(interaction, options, bots=bots, level=bot_level, thread=thread)
 
     @group.command(name="stop", description="End the Rage table in this channel")
     @app_commands.guild_only()

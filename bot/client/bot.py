@@ -14,7 +14,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 from discord.http import Route
 
-from bot.client.guild_settings import GuildImages, GuildLanguages
+from bot.client.guild_settings import GuildImages, GuildLanguages, GuildThreads, GuildTurnPings
 from bot.client.outbound.guard import InvalidRequests
 from bot.client.outbound.lane import Lane, SendGate
 from bot.client.publishing import DiscordPublisher
@@ -82,6 +82,8 @@ class CardtableBot(commands.AutoShardedBot):
     tables: Tables
     languages: GuildLanguages
     images: GuildImages
+    turn_pings: GuildTurnPings
+    threads: GuildThreads
     publisher: DiscordPublisher
 
     def __init__(
@@ -285,6 +287,8 @@ class CardtableBot(commands.AutoShardedBot):
         self.storage.on_availability = self.database_availability
         self.languages = GuildLanguages(self.storage)
         self.images = GuildImages(self.storage)
+        self.turn_pings = GuildTurnPings(self.storage)
+        self.threads = GuildThreads(self.storage)
         self.tables = Tables(
             self.storage,
             clock=now,
@@ -350,9 +354,10 @@ class CardtableBot(commands.AutoShardedBot):
         languages = getattr(self, "languages", None)
         if languages is not None:
             languages.close()
-        images = getattr(self, "images", None)
-        if images is not None:
-            images.close()
+        for setting in ("images", "turn_pings", "threads"):
+            cached = getattr(self, setting, None)
+            if cached is not None:
+                cached.close()
         self.lane.close()
         await super().close()
         storage = getattr(self, "storage", None)

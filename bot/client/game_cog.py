@@ -221,8 +221,11 @@ class GameTableCog(commands.Cog):
         *,
         bots: int = 0,
         level: str = "normal",
+        thread: bool | None = None,
     ) -> None:
-        """`/<game> start`: open a lobby here with the caller as host and first seat."""
+        """`/<game> start`: open a lobby here with the caller as host and first seat; in a
+        thread of its own with ``thread`` True, or where the server's default says so
+        (None: follow it)."""
         channel_id = interaction.channel_id
         assert channel_id is not None
         user = interaction.user
@@ -242,7 +245,113 @@ class GameTableCog(commands.Cog):
             for number in range(1, bots + 1):
                 draft.seat_computer(level, computer_name(number, level, locale))
 
+        in_thread, not_followed = self.thread_choice(interaction, thread)
+        if in_thread:
+            await self.open_in_thread(interaction, record, seat, explicit=thread is not None)
+            return
         await self.open_lobby(interaction, record, seat)
+        if not_followed is not None:
+            note = t("table.thread_fallback", interaction.locale, reason=not_followed)
+            await reply_ephemeral(interaction, note)
+
+    def thread_choice(
+        self, interaction: discord.Interaction, thread: bool | None
+    ) -> tuple[bool, str | None]:
+        """Whether to open the table in a new thread, and why the server's default of
+        threads could not be followed here (None: it could, or it is off).
+
+        An explicit ``thread`` True that cannot be followed is refused (UserError): the
+        person asked for a thread and gets a clear reason and a way on, not a table
+        where they did not want it. The server's default falls back to the channel with
+        a private note instead, so that a channel where threads are impossible still
+        hosts tables.
+        """
+        explicit = thread is not None
+        if not (thread if explicit else self.bot.threads.threads_for(interaction.guild_id)):
+            return False, None
+        kind = getattr(interaction.channel, "type", None)
+        if kind in THREAD_TYPES:
+            if explicit:
+                raise UserError("table.thread_in_thread")
+            return False, None  # already in a thread: the table sits in it
+        if interaction.guild_id is None or kind not in THREAD_PARENTS:
+            if explicit:
+                raise UserError("table.thread_not_here")
+            return False, None
+        granted = interaction.app_permissions
+        missing = [name for name in THREAD_PERMISSIONS if not getattr(granted, name)]
+        if missing:
+            names = ", ".join(t(f"permission.{name}", interaction.locale) for name in missing)
+            if explicit:
+                raise UserError("table.thread_missing_permissions", permissions=names)
+            return False, names
+        return True, None
+
+    async def open_in_thread(
+        self,
+        interaction: discord.Interaction,
+        record: TableRecord,
+        seat: Callable[[Draft], None],
+        *,
+        explicit: bool,
+    ) -> None:
+        """Open the lobby in a new thread of the channel, named after the game and host.
+
+        Creating the thread and posting in it are two requests through the outbound lane,
+        so the command is deferred first (privately: its answer only points to the
+        thread). If Discord refuses the thread, an explicit request is refused; the
+        server's default falls back to the channel.
+        """
+        require_permissions(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        channel_id = record.channel_id
+        threads = self.bot.publisher.threads
+        locale = self.bot.languages.language_for(interaction.guild_id) or interaction.guild_locale
+        name = t(
+            "table.thread_name",
+            locale,
+            game=self.spec.renderer.title(locale),
+            host=interaction.user.display_name,
+        )
+        try:
+            thread_id = await threads.create(channel_id, name, key=interaction.id)
+        except discord.HTTPException as error:
+            log.warning("could not open a thread in channel %s: %s", channel_id, error)
+            reason = t("table.thread_failed", interaction.locale)
+            if explicit:
+                raise UserError("table.thread_refused", reason=reason) from None
+            await self.tables.open(
+                self.spec, record, seat=seat, post=self.poster(channel_id, record.guild_id)
+            )
+            await reply_ephemeral(
+                interaction, t("table.thread_fallback", interaction.locale, reason=reason)
+            )
+            return
+        record.channel_id = thread_id
+        record.meta["thread"] = channel_id
+        try:
+            await self.tables.open(
+                self.spec, record, seat=seat, post=self.poster(thread_id, record.guild_id)
+            )
+        except BaseException:
+            threads.abandon(thread_id)
+            raise
+        await reply_ephemeral(
+            interaction, t("table.thread_opened", interaction.locale, thread=f"<#{thread_id}>")
+        )
+
+    def poster(
+        self, channel_id: int, guild_id: int | None
+    ) -> Callable[[TableSession], Awaitable[int]]:
+        """How a lobby is posted outside the interaction's answer: a new message in the
+        channel (or thread), through the outbound lane; it returns the message's id."""
+
+        async def post(session: TableSession) -> int:
+            fields = self.bot.publisher.tables.render(session)
+            fields["allowed_mentions"] = discord.AllowedMentions.none()
+            return await self.bot.publisher.threads.post(channel_id, guild_id, **fields)
+
+        return post
 
     async def open_lobby(
         self,
@@ -303,6 +412,10 @@ class GameTableCog(commands.Cog):
             options=dict(old.options),
             meta={"locale": old_meta.locale, "rematch_of": table_id, "invited": invited},
         )
+        if old_meta.thread is not None:
+            # The same thread of ours: archived again when the rematch ends (posting in
+            # it takes it out of the archive).
+            record.meta["thread"] = old_meta.thread
 
         def seat(draft: Draft) -> None:
             # The clicker and the computers keep their seats in the old order.
@@ -425,6 +538,15 @@ class GameTableCog(commands.Cog):
 
 # What a table needs in its channel: see it, post and edit its message, embeds, replies.
 REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links", "read_message_history")
+# What a table in a thread of its own needs besides: to open the thread and post in it.
+THREAD_PERMISSIONS = ("create_public_threads", "send_messages_in_threads")
+# Channels a table's thread can be opened from, and the channels that are threads.
+THREAD_PARENTS = (discord.ChannelType.text, discord.ChannelType.news)
+THREAD_TYPES = (
+    discord.ChannelType.public_thread,
+    discord.ChannelType.private_thread,
+    discord.ChannelType.news_thread,
+)
 
 
 def require_permissions(interaction: discord.Interaction) -> None:

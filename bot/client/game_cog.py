@@ -226,6 +226,9 @@ class GameTableCog(commands.Cog):
         """`/<game> start`: open a lobby here with the caller as host and first seat; in a
         thread of its own with ``thread`` True, or where the server's default says so
         (None: follow it)."""
+        if interaction.guild_id is None:
+            # Discord applies guild_only to top-level commands only: a DM reaches here.
+            raise UserError("error.guild_only")
         channel_id = interaction.channel_id
         assert channel_id is not None
         user = interaction.user
@@ -274,7 +277,7 @@ class GameTableCog(commands.Cog):
             if explicit:
                 raise UserError("table.thread_in_thread")
             return False, None  # already in a thread: the table sits in it
-        if interaction.guild_id is None or kind not in THREAD_PARENTS:
+        if kind not in THREAD_PARENTS:
             if explicit:
                 raise UserError("table.thread_not_here")
             return False, None

@@ -136,6 +136,17 @@ async def test_a_threaded_game_survives_a_restart(
         assert steps < 400
     await simcord_env.advance_time(0.5)
     assert archived(simcord_env, thread)
+    # A rematch posts in the same thread (Discord takes a thread out of the archive when
+    # a message is posted in it; SimCord does not model that, so the test does).
+    final = message_by_id(simcord_env, thread, lobby.id)
+    rematch = await ana.click(final, label="Rematch")
+    assert not rematch.ephemeral
+    simcord_env.backend.edit_channel(thread.id, {}, thread_metadata={"archived": False})
+    again = simcord_env.bot.tables.in_channel(thread.id)
+    assert again is not None and again.id != session.id and again.meta.thread == channel.id
+    await ana.click(message_by_id(simcord_env, thread, rematch.response.id), label="Cancel")
+    await simcord_env.advance_time(0.5)
+    assert archived(simcord_env, thread)
 
 
 async def test_the_server_default_opens_threads(simcord_env: Env) -> None:

@@ -65,15 +65,7 @@ def mistake_embed(
     embed = fields.get("embed")
     if not isinstance(embed, discord.Embed):
         embed = discord.Embed(colour=renderer.colour)
-    embed.set_author(
-        name=t(
-            "review.item.title",
-            locale,
-            rank=rank,
-            step=mistake.step,
-            cost=points(mistake.cost, locale),
-        )
-    )
+    embed.set_author(name=t("review.item.title", locale, rank=rank, step=mistake.step))
     own = getattr(renderer, "review_own", None)
     lines = [
         t("review.item.made", locale, action=_action(spec, mistake.made, locale)),

@@ -32,6 +32,13 @@ def reviews_of(env: Env, cog: str) -> Reviews:
     return reviews
 
 
+@pytest.fixture(autouse=True)
+def fixed_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every game of these tests is dealt from one seed, so each review is the same run
+    after run (the table draws its seed from `secrets`)."""
+    monkeypatch.setattr("bot.client.game_cog.secrets.randbits", lambda bits: 81)
+
+
 async def a_game_where_ana_takes_everything(env: Env) -> Table:
     """A finished three-player No Thanks! game (private chips, pictures on) where ana takes
     every card at once, whatever it costs; the others play a simple rule."""

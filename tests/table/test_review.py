@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from bot.ai.nothanks import choose_nothanks_action
+from bot.ai.nothanks import card_cost, choose_nothanks_action
 from bot.ai.rage import choose_rage_action
 from bot.ai.rage_memory import RageMemory
 from bot.ai.rage_sim import sure_winners
 from bot.ai.review import Ask, rage_key
-from bot.engines.nothanks import TAKE, NoThanksGame
+from bot.engines.nothanks import PASS, TAKE, NoThanksGame
 from bot.engines.rage import Bid, Phase, RageState
 from bot.games.nothanks import SPEC as NOTHANKS
 from bot.games.rage import SPEC as RAGE
@@ -36,6 +36,8 @@ PLAYERS = ["1", "2", "3"]
 # A deal where the first card, for seat "1" with all eleven chips, is the 35.
 NOTHANKS_SEED = 81
 RAGE_SEED = 5
+# A deal where seat "1" meets a card that fits its run with nine chips on it.
+RUN_SEED = 30
 
 
 def stored(
@@ -65,6 +67,28 @@ def nothanks_with_a_35_taken() -> StoredGame:
         moves.append((player, action.value))
         engine.apply(player, action)
     return stored(NOTHANKS, PLAYERS, NOTHANKS_SEED, moves)
+
+
+def nothanks_with_a_rich_run_passed() -> tuple[StoredGame, int]:
+    """A No Thanks! game where seat "1" says no thanks to a card that fits its run (it
+    costs nothing or less) with nine chips or more on it; the other moves are the normal
+    level's. The pass's step too."""
+    engine = NoThanksGame.new(PLAYERS, seed=RUN_SEED)
+    moves: list[tuple[str, str]] = []
+    planted = -1
+    while not engine.is_over:
+        (player,) = engine.acting_players()
+        view = engine.view(player)
+        action = choose_nothanks_action(view, "normal", random.Random(len(moves)))
+        mask = sum(1 << card for card in engine.cards[0])
+        card = engine.current_card or 0
+        fits = card_cost(mask, card) <= 0 and engine.chips_on_card >= 9
+        if player == "1" and planted < 0 and engine.chips[0] > 0 and fits:
+            action, planted = PASS, len(moves)
+        moves.append((player, action.value))
+        engine.apply(player, action)
+    assert planted >= 0
+    return stored(NOTHANKS, PLAYERS, RUN_SEED, moves), planted
 
 
 def rage_with_a_hopeless_bid() -> tuple[StoredGame, int]:
@@ -102,6 +126,16 @@ async def test_taking_the_35_without_chips_at_once_is_flagged_first() -> None:
     assert [m.cost for m in review.mistakes] == sorted(
         (m.cost for m in review.mistakes), reverse=True
     )
+
+
+async def test_passing_on_a_rich_card_that_fits_a_run_is_flagged_first() -> None:
+    """Saying no thanks to a card that fits the run, with nine chips or more on it, costs
+    the most, and the expert would have taken it."""
+    game, planted = nothanks_with_a_rich_run_passed()
+    review = await review_game(ThinkingPool(0), NOTHANKS, game, "1", SMALL)
+    first = review.mistakes[0]
+    assert (first.step, first.made, first.better) == (planted, "pass", "take")
+    assert first.cost > 10
 
 
 async def test_a_hopeless_bid_is_flagged_first() -> None:

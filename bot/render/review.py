@@ -14,15 +14,18 @@ from collections.abc import Sequence
 import discord
 
 from bot.i18n import number, t
+from bot.render.components import static_view
 from bot.render.images.cache import Picture
 from bot.render.limits import fit
-from bot.render.records import replay_facts
+from bot.render.records import ReplayButton, replay_facts
 from bot.render.table import public_picture
 from bot.table.replay import StoredGame
 from bot.table.review import Mistake, Review
 from bot.table.spec import GameSpec, MessageFields, PublicTable
 
-MEDALS = ("1️⃣", "2️⃣", "3️⃣")
+# The replay buttons' tags (a replay step's custom id ends with one; the replay's own
+# buttons use others), one per decision shown.
+REPLAY_TAGS = ("x", "y", "z")
 
 
 def picture_name(rank: int) -> str:
@@ -125,6 +128,19 @@ def review_message(
     for index, mistake in enumerate(review.mistakes):
         shown = index < len(pictures) and pictures[index]
         embeds.append(mistake_embed(spec, game, mistake, index + 1, level, locale, picture=shown))
+    view = static_view()
+    for rank, (mistake, tag) in enumerate(zip(review.mistakes, REPLAY_TAGS, strict=False), 1):
+        # Opens the replay at that move, in place of the review (asked again, the review
+        # comes back at once: it is kept).
+        label = t("review.replay", locale, rank=rank)
+        view.add_item(
+            ReplayButton.make(game.table_id, mistake.step, tag, label=label, disabled=False)
+        )
     return fit(
-        {"content": None, "embeds": embeds, "allowed_mentions": discord.AllowedMentions.none()}
+        {
+            "content": None,
+            "embeds": embeds,
+            "view": view,
+            "allowed_mentions": discord.AllowedMentions.none(),
+        }
     )

@@ -83,7 +83,7 @@ async def test_a_review_shows_the_costliest_decisions_privately_with_pictures(
     assert len(decisions) == 3 and len(answer.attachments) == 3
     game = await load_game(simcord_env.bot.storage, table.guild.id, table.table_id)
     assert game is not None
-    costs = []
+    costs, steps = [], []
     for rank, (embed, attachment) in enumerate(zip(decisions, answer.attachments, strict=True), 1):
         assert embed.image.url == f"attachment://{attachment.filename}"
         title = re.fullmatch(rf"#{rank} · move (\d+)", embed.author.name)
@@ -91,6 +91,7 @@ async def test_a_review_shows_the_costliest_decisions_privately_with_pictures(
         assert title is not None and stated is not None
         step, cost = int(title[1]), float(stated[1])
         costs.append(cost)
+        steps.append(step)
         text = embed.description
         assert "**You:** Take" in text and "**Computer (expert):** No thanks!" in text
         # The picture is the replay's of that move: the public table, nothing private.
@@ -109,6 +110,12 @@ async def test_a_review_shows_the_costliest_decisions_privately_with_pictures(
     again = await ana.slash(table.channel, "nothanks review")
     assert [e.to_dict() for e in again.response.embeds] == [e.to_dict() for e in answer.embeds]
     assert reviews.computed == 1
+    # Each decision opens the replay at its move, with the replay's own controls.
+    opened = await ana.click(again.response, label="▶ Replay from #2")
+    replay = opened.response
+    assert replay.content.splitlines()[1] == f"Move {steps[1]} of {len(game.moves)}"
+    labels = {item.get("label") for row in replay.components for item in row["components"]}
+    assert {"⏪ −10", "+10 ⏩"} <= labels
     assert simcord_env.errors == []
 
 

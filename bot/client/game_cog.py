@@ -29,7 +29,7 @@ from bot.storage import TableRecord
 from bot.table.errors import Localized, TableMovedOn, UserError
 from bot.table.meta import TableMeta
 from bot.table.replay import StoredGame
-from bot.table.review import Review, Reviews
+from bot.table.review import BrokenLog, Review, Reviews
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec, escape_name, is_computer_id
 
@@ -449,7 +449,7 @@ class GameTableCog(commands.Cog):
             raise UserError("review.not_yours")
         try:
             review = await self.reviews.review(self.spec, game, seat.seat_player)
-        except Exception:
+        except BrokenLog:
             # A move log this version cannot read back, as the replay would say.
             log.warning("game %s could not be reviewed", game.table_id, exc_info=True)
             raise UserError("replay.broken") from None

@@ -43,6 +43,10 @@ MIN_COST = 0.5
 KEPT = 256
 
 
+class BrokenLog(Exception):
+    """The stored move log does not replay (a hand edit, an older form): no review."""
+
+
 @dataclass(frozen=True, slots=True)
 class Budget:
     """How much work a review does (the tests use less)."""
@@ -89,8 +93,16 @@ def own_decisions(spec: GameSpec, game: StoredGame, player: str) -> list[Decisio
     """Deal the game again and keep the player's own view at each of their real choices.
 
     What the player remembers is built from their views after every move, as someone
-    watching the table would; the engine (which knows every card) stays here.
+    watching the table would; the engine (which knows every card) stays here. BrokenLog
+    if the log does not replay.
     """
+    try:
+        return _own_decisions(spec, game, player)
+    except Exception as error:
+        raise BrokenLog(f"game {game.table_id} does not replay") from error
+
+
+def _own_decisions(spec: GameSpec, game: StoredGame, player: str) -> list[Decision]:
     reviewer = spec.reviewer
     engine = spec.new_engine(game.seat_players, int(game.seed), game.options)
     memory = spec.new_memory()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+import sqlite3
 from functools import partial
 from typing import Any
 
@@ -168,6 +169,22 @@ async def test_bad_requests_get_clear_answers(simcord_env: Env) -> None:
     assert await told(running.players[0], "nothanks review", table=running.table_id) == t(
         "review.running", "en"
     )
+    assert reviews.computed == 0
+    assert simcord_env.errors == []
+
+
+async def test_a_move_log_that_no_longer_reads_is_explained(simcord_env: Env) -> None:
+    """A stored game whose moves do not replay (a hand edit) gets the replay's answer."""
+    reviews = reviews_of(simcord_env, "NoThanks")
+    table = await a_game_where_ana_takes_everything(simcord_env)
+    connection = sqlite3.connect(str(simcord_env.bot.settings.database))
+    try:
+        connection.execute("UPDATE moves SET action = 'jump' WHERE table_id = ?", (table.table_id,))
+        connection.commit()
+    finally:
+        connection.close()
+    asked = await table.players[0].slash(table.channel, "nothanks review")
+    assert asked.ephemeral and asked.response.content == t("replay.broken", "en")
     assert reviews.computed == 0
     assert simcord_env.errors == []
 

@@ -29,7 +29,7 @@ from bot.storage import TableRecord
 from bot.table.errors import Localized, TableMovedOn, UserError
 from bot.table.meta import TableMeta
 from bot.table.replay import StoredGame
-from bot.table.review import BrokenLog, Review, Reviews
+from bot.table.review import BrokenLog, Review
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec, escape_name, is_computer_id
 
@@ -75,8 +75,8 @@ class GameTableCog(commands.Cog):
     def __init__(self, bot: CardtableBot) -> None:
         self.bot = bot
         self.tables = bot.tables
-        # Game reviews, worked out in the thinking pool and kept per game and player.
-        self.reviews = Reviews(bot.tables.thinking)
+        # Game reviews (shared by the games): worked out in the thinking pool, kept.
+        self.reviews = bot.reviews
 
     async def cog_load(self) -> None:
         """Make the game playable and route its clicks here."""

@@ -40,14 +40,16 @@ def fixed_deal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("bot.client.game_cog.secrets.randbits", lambda bits: 81)
 
 
-async def a_game_where_ana_takes_everything(env: Env) -> Table:
+async def a_game_where_ana_grabs_high_cards(env: Env) -> Table:
     """A finished three-player No Thanks! game (private chips, pictures on) where ana takes
-    every card at once, whatever it costs; the others play a simple rule."""
+    every card of 25 or more at once, whatever it costs; otherwise she and the others
+    play a simple rule."""
     table = await open_table(env, 3)
     ana = table.players[0]
     while table.running:
         actor = table.active()
-        await table.click(actor, "Take" if actor is ana else choose(table.game))
+        grab = actor is ana and (table.game.current_card or 0) >= 25
+        await table.click(actor, "Take" if grab else choose(table.game))
     return table
 
 
@@ -73,7 +75,7 @@ async def test_a_review_shows_the_costliest_decisions_privately_with_pictures(
     each the table's picture of that move (the replay's, as everyone saw it) with what she
     did, what the expert would have done, the cost, and only her own chips."""
     reviews = reviews_of(simcord_env, "NoThanks")
-    table = await a_game_where_ana_takes_everything(simcord_env)
+    table = await a_game_where_ana_grabs_high_cards(simcord_env)
     ana = table.players[0]
     deferred = watch_deferral(simcord_env, reviews, monkeypatch)
     asked = await ana.slash(table.channel, "nothanks review")
@@ -121,19 +123,31 @@ async def test_a_review_shows_the_costliest_decisions_privately_with_pictures(
 
 
 async def test_each_player_reviews_their_own_decisions(simcord_env: Env) -> None:
-    """ben's review of the same game is his, not ana's: none of ana's reckless takes."""
-    reviews_of(simcord_env, "NoThanks")
-    table = await a_game_where_ana_takes_everything(simcord_env)
+    """ben's review of the same game is his: every decision shown is one where it was his
+    turn, with his own chips then; ana's (by the history's number) is another."""
+    reviews = reviews_of(simcord_env, "NoThanks")
+    table = await a_game_where_ana_grabs_high_cards(simcord_env)
     ben = table.players[1]
     asked = await ben.slash(table.channel, "nothanks review", table=table.table_id)
     assert asked.ephemeral
-    for embed in asked.response.embeds[1:]:
-        assert "**You:** Take" in embed.description or "**You:** No thanks!" in embed.description
+    game = await load_game(simcord_env.bot.storage, table.guild.id, table.table_id)
+    assert game is not None
+    decisions = asked.response.embeds[1:]
+    assert decisions
+    for embed in decisions:
+        title = re.fullmatch(r"#\d · move (\d+)", embed.author.name)
+        assert title is not None
+        engine = NOTHANKS.new_engine(game.seat_players, int(game.seed), game.options)
+        for player, action in game.moves[: int(title[1])]:
+            engine.apply(player, NOTHANKS.decode_action(action))
+        assert engine.active_player == str(ben.id)
+        assert f"You had 🪙 **{engine.chips[1]}**" in embed.description
     ana_review = await table.players[0].slash(table.channel, "nothanks review", number=1)
     assert ana_review.response.embeds[0].title == asked.response.embeds[0].title
-    assert [e.description for e in ana_review.response.embeds[1:]] != [
-        e.description for e in asked.response.embeds[1:]
+    assert [e.author.name for e in ana_review.response.embeds[1:]] != [
+        e.author.name for e in decisions
     ]
+    assert reviews.computed == 2
     assert simcord_env.errors == []
 
 
@@ -141,7 +155,7 @@ async def test_bad_requests_get_clear_answers(simcord_env: Env) -> None:
     """No finished game, an unknown table, someone else's game, a game still running, a
     game of the other kind, both options, and a number past the history's end."""
     reviews = reviews_of(simcord_env, "NoThanks")
-    table = await a_game_where_ana_takes_everything(simcord_env)
+    table = await a_game_where_ana_grabs_high_cards(simcord_env)
     ana = table.players[0]
     stranger = table.guild.add_member(simcord_env.create_user("zed"))
 
@@ -176,7 +190,7 @@ async def test_bad_requests_get_clear_answers(simcord_env: Env) -> None:
 async def test_a_move_log_that_no_longer_reads_is_explained(simcord_env: Env) -> None:
     """A stored game whose moves do not replay (a hand edit) gets the replay's answer."""
     reviews = reviews_of(simcord_env, "NoThanks")
-    table = await a_game_where_ana_takes_everything(simcord_env)
+    table = await a_game_where_ana_grabs_high_cards(simcord_env)
     connection = sqlite3.connect(str(simcord_env.bot.settings.database))
     try:
         connection.execute("UPDATE moves SET action = 'jump' WHERE table_id = ?", (table.table_id,))

@@ -233,10 +233,19 @@ def test_reviewed_decisions_are_the_players_real_choices() -> None:
 
 
 def test_rage_keys_are_the_move_logs() -> None:
-    """The review names Rage's choices as the move log does, so they can be compared."""
+    """The review names Rage's choices as the move log does (bids, cards, Jokers with
+    their colour), so the choice made and the choices judged can be compared."""
     engine = RageState.new(["1", "2", "3"], seed=2)
-    for action in engine.legal_actions(engine.acting_players()[0]):
-        assert rage_key(action) == encode_action(action)
+    rng = random.Random(2)
+    seen = set()
+    while not engine.is_over:
+        player = engine.acting_players()[0]
+        legal = list(engine.legal_actions(player))
+        for action in legal:
+            assert rage_key(action) == encode_action(action)
+            seen.add(rage_key(action).split()[1][:5] if "JOKER" in rage_key(action) else "")
+        engine.apply(player, rng.choice(legal))
+    assert "JOKER" in seen
 
 
 @pytest.fixture

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,8 +30,6 @@ from bot.ai.review import Ask
 from bot.table.replay import StoredGame
 from bot.table.spec import GameSpec, Reviewer
 from bot.table.thinking import ThinkingPool
-
-log = logging.getLogger(__name__)
 
 # How many decisions a review shows.
 SHOWN = 3

@@ -487,7 +487,7 @@ class GameTableCog(commands.Cog):
         if game.game != self.spec.name:
             other = self.tables.specs.get(game.game)
             name = Localized(other.renderer.title) if other is not None else game.game
-            raise UserError("review.other_game", game=name, command=f"/{game.game} review")
+            raise UserError("review.other_game", game=name)
         return game
 
     async def review_fields(

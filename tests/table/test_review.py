@@ -217,6 +217,21 @@ async def test_a_review_is_the_same_for_every_asker_and_run() -> None:
     assert summary(elsewhere) == summary(again) and summary(again)
 
 
+async def test_the_memory_keeps_only_the_latest_reviews() -> None:
+    """Past its size the oldest review is forgotten, and asked again it is worked out
+    again, to the same result."""
+    reviews = Reviews(
+        ThinkingPool(0), budget=Budget(samples=4, confirm=2, expert_iterations=200), kept=1
+    )
+    game = nothanks_with_a_35_taken()
+    other = dataclasses.replace(game, table_id=game.table_id + 1)
+    first = await reviews.review(NOTHANKS, game, "1")
+    await reviews.review(NOTHANKS, other, "1")
+    assert reviews.cached(game.table_id, "1") is None and reviews.computed == 2
+    again = await reviews.review(NOTHANKS, game, "1")
+    assert reviews.computed == 3 and summary(again) == summary(first)
+
+
 def test_reviewed_decisions_are_the_players_real_choices() -> None:
     """Only the reviewed seat's decisions with more than one legal choice are judged; a
     seat without chips (which must take) has none there."""

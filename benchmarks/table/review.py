@@ -6,9 +6,11 @@ as `/nothanks review` and `/rage review` do: the deal again, every choice's play
 from the player's view, and the strongest level at the costliest-looking decisions.
 Everything runs in this process (a thinking pool of no workers), so the CPU time counted
 (`time.process_time`, every thread) is what a worker would spend. Printed: p50/p95/max
-CPU seconds per review, CPU milliseconds per judged decision, and how many decisions
-and expert searches a review makes. Target: p95 under 10 s of CPU per review (the
-interaction's token lives 15 minutes; one review at a time holds one worker).
+CPU seconds per review, CPU milliseconds per judged decision, how many decisions and
+expert searches a review makes, and how often the expert, asked about a decision the
+playouts found costly, would indeed have chosen otherwise. Target: p95 under 10 s of
+CPU per review (the interaction's token lives 15 minutes; one review at a time holds one
+worker).
 
 Run: ``uv run python benchmarks/table/review.py [--games 10 --seed 1]``
 """
@@ -37,16 +39,21 @@ SEATS = {"nothanks": (3, 5), "rage": (3, 6)}
 class CountingPool(ThinkingPool):
     """An in-process pool that counts the searches of each kind."""
 
-    def __init__(self) -> None:
+    def __init__(self, spec: GameSpec) -> None:
         super().__init__(0)
+        self.spec = spec
         self.calls: dict[str, int] = {}
+        self.overruled = 0  # expert searches that chose otherwise than the player
 
     async def search(
         self, choose: Any, view: Any, level: str, seed: str, memory: Any
     ) -> tuple[Any, Any]:
         """Count, then search as the pool does."""
         self.calls[choose.__name__] = self.calls.get(choose.__name__, 0) + 1
-        return await super().search(choose, view, level, seed, memory)
+        result = await super().search(choose, view, level, seed, memory)
+        if choose.__name__.endswith("expert"):
+            self.overruled += result[0] != self.spec.encode_action(memory.made)
+        return result
 
 
 def percentile(values: Sequence[float], fraction: float) -> float:
@@ -81,9 +88,10 @@ async def measure(spec: GameSpec, games: int, rng: random.Random) -> None:
     per_decision: list[float] = []
     decisions: list[int] = []
     experts: list[int] = []
+    overruled: list[int] = []
     for _ in range(games):
         game = played(spec, rng)
-        pool = CountingPool()
+        pool = CountingPool(spec)
         start = time.process_time()
         review = await review_game(pool, spec, game, game.seat_players[0])
         spent = time.process_time() - start
@@ -91,13 +99,15 @@ async def measure(spec: GameSpec, games: int, rng: random.Random) -> None:
         decisions.append(review.decisions)
         per_decision.append(1000 * spent / max(review.decisions, 1))
         experts.append(sum(n for name, n in pool.calls.items() if name.endswith("expert")))
+        overruled.append(pool.overruled)
     p95 = percentile(per_review, 0.95)
     print(
         f"{spec.name}: {games} reviews; CPU per review p50 {statistics.median(per_review):.2f} s,"
         f" p95 {p95:.2f} s, max {max(per_review):.2f} s;"
         f" per decision p50 {statistics.median(per_decision):.0f} ms;"
         f" decisions per review {statistics.mean(decisions):.0f};"
-        f" expert searches per review {statistics.mean(experts):.1f}"
+        f" expert searches per review {statistics.mean(experts):.1f},"
+        f" of which {sum(overruled)}/{sum(experts)} chose otherwise than the player"
         f" — target p95 ≤ {TARGET_SECONDS:.0f} s: {'met' if p95 <= TARGET_SECONDS else 'MISSED'}"
     )
 

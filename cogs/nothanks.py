@@ -78,6 +78,24 @@ class NoThanks(GameTableCog):
         """End this channel's lobby or game (host, or Manage Messages)."""
         await self.stop_table(interaction)
 
+    @group.command(
+        name="review", description="Your costliest decisions in a finished No Thanks! game"
+    )
+    @app_commands.describe(
+        number="The game's number in /cardtable history (default: your last game)",
+        table="The game's table number, as its replay shows it (default: your last game)",
+    )
+    @app_commands.guild_only()
+    @answers_user_errors
+    async def review(
+        self,
+        interaction: discord.Interaction,
+        number: app_commands.Range[int, 1, 10_000] | None = None,
+        table: app_commands.Range[int, 1, 2**53] | None = None,
+    ) -> None:
+        """Review the caller's own decisions in a finished game, privately."""
+        await self.show_review(interaction, number, table)
+
     @group.command(name="rules", description="A short summary of the No Thanks! rules")
     @answers_user_errors
     async def rules(self, interaction: discord.Interaction) -> None:

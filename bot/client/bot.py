@@ -26,6 +26,7 @@ from bot.runtime.health import clear_heartbeat, heartbeat_path, write_heartbeat
 from bot.runtime.settings import Settings
 from bot.storage import Storage, open_storage
 from bot.table.errors import UserError
+from bot.table.review import Reviews
 from bot.table.shards import ShardSet
 from bot.table.tables import Tables
 from bot.table.thinking import ThinkingPool
@@ -85,6 +86,7 @@ class CardtableBot(commands.AutoShardedBot):
     turn_pings: GuildTurnPings
     threads: GuildThreads
     publisher: DiscordPublisher
+    reviews: Reviews
 
     def __init__(
         self,
@@ -298,6 +300,8 @@ class CardtableBot(commands.AutoShardedBot):
             thinking=ThinkingPool(self.settings.ai_workers),
         )
         self.publisher = DiscordPublisher(self, self.lane)
+        # Game reviews of every game: worked out one at a time in the thinking pool, kept.
+        self.reviews = Reviews(self.tables.thinking)
         self.tables.publisher = self.publisher
         # Command names and descriptions in every catalogue language, applied when synced.
         await self.tree.set_translator(CatalogueTranslator())

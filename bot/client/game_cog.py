@@ -7,6 +7,7 @@ timers, publishing and errors are shared.
 
 from __future__ import annotations
 
+import io
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -18,12 +19,17 @@ from discord.ext import commands
 
 from bot.client.replies import Reply, answer_error, reply_ephemeral
 from bot.i18n import t
+from bot.queries.history import last_game_of, listed_game, load_game
 from bot.queries.players import PlayerStats, leaderboard, player_stats
 from bot.render.components import Click
+from bot.render.images.cache import Picture
+from bot.render.review import mistake_picture, picture_name, review_message
 from bot.render.stats import STATS_ACTION, computer_label, leaderboard_message, stats_message
 from bot.storage import TableRecord
-from bot.table.errors import TableMovedOn, UserError
+from bot.table.errors import Localized, TableMovedOn, UserError
 from bot.table.meta import TableMeta
+from bot.table.replay import StoredGame
+from bot.table.review import BrokenLog, Review
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec, escape_name, is_computer_id
 
@@ -69,6 +75,8 @@ class GameTableCog(commands.Cog):
     def __init__(self, bot: CardtableBot) -> None:
         self.bot = bot
         self.tables = bot.tables
+        # Game reviews (shared by the games): worked out in the thinking pool, kept.
+        self.reviews = bot.reviews
 
     async def cog_load(self) -> None:
         """Make the game playable and route its clicks here."""
@@ -537,6 +545,97 @@ class GameTableCog(commands.Cog):
         locale = interaction.locale
         fields = leaderboard_message(board, renderer.title(locale), renderer.colour, locale)
         await interaction.response.send_message(**fields, ephemeral=True)
+
+    # -- game reviews (private; the work runs in the thinking pool) ------------------------
+
+    async def show_review(
+        self, interaction: discord.Interaction, number: int | None, table: int | None
+    ) -> None:
+        """`/<game> review [number | table]`: the caller's costliest decisions, privately.
+
+        Deferred first: working a review out takes seconds of a worker's time.
+        """
+        if interaction.guild_id is None:
+            raise UserError("error.guild_only")
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        game = await self.game_to_review(interaction, number, table)
+        player = str(interaction.user.id)
+        seat = next((seat for seat in game.seats if seat.player == player), None)
+        if seat is None:
+            raise UserError("review.not_yours")
+        try:
+            review = await self.reviews.review(self.spec, game, seat.seat_player)
+        except BrokenLog:
+            # A move log this version cannot read back, as the replay would say.
+            log.warning("game %s could not be reviewed", game.table_id, exc_info=True)
+            raise UserError("replay.broken") from None
+        fields, files = await self.review_fields(interaction, game, review)
+        await interaction.edit_original_response(**fields, attachments=files)
+
+    async def game_to_review(
+        self, interaction: discord.Interaction, number: int | None, table: int | None
+    ) -> StoredGame:
+        """The game a review asks for: the caller's last one of this game, the history
+        list's ``number``, or the game at ``table``; UserError with the reason otherwise."""
+        guild_id = interaction.guild_id
+        assert guild_id is not None
+        storage = self.tables.storage
+        title = Localized(self.spec.renderer.title)
+        if number is not None and table is not None:
+            raise UserError("review.both")
+        if number is not None:
+            table_id = await listed_game(storage, guild_id, number)
+            if table_id is None:
+                raise UserError("review.no_number", number=number)
+        elif table is not None:
+            table_id = table
+        else:
+            last = await last_game_of(storage, guild_id, str(interaction.user.id), self.spec.name)
+            if last is None:
+                raise UserError("review.none", game=title)
+            table_id = last
+        game = await load_game(storage, guild_id, table_id)
+        if game is None:
+            record = await storage.get_table(table_id)
+            if record is not None and record.guild_id == guild_id and record.status == "running":
+                raise UserError("review.running")
+            raise UserError("history.not_found")
+        if game.game != self.spec.name:
+            other = self.tables.specs.get(game.game)
+            name = Localized(other.renderer.title) if other is not None else game.game
+            raise UserError("review.other_game", game=name)
+        return game
+
+    async def review_fields(
+        self, interaction: discord.Interaction, game: StoredGame, review: Review
+    ) -> tuple[dict[str, Any], list[discord.File]]:
+        """The review's message in the caller's language, and the pictures it shows (where
+        the server shows pictures; painted off the event loop, like a replay's)."""
+        locale = interaction.locale
+        reviewer = self.spec.reviewer
+        assert reviewer is not None
+        files: list[discord.File] = []
+        shown: list[bool] = []
+        with_pictures = self.bot.images.images_for(interaction.guild_id)
+        for rank, mistake in enumerate(review.mistakes, start=1):
+            picture: Picture | None = None
+            if with_pictures:
+                picture = mistake_picture(self.spec, game, mistake, locale)
+            png = None
+            if picture is not None:
+                try:
+                    png = await self.bot.publisher.pictures.paint(picture)
+                except Exception:
+                    log.exception("could not paint a review of game %s; as text", game.table_id)
+            shown.append(png is not None)
+            if picture is not None and png is not None:
+                name = picture_name(rank)
+                files.append(discord.File(io.BytesIO(png), filename=name, description=picture.alt))
+        samples = self.reviews.budget.samples or reviewer.samples
+        fields = review_message(
+            self.spec, game, review, reviewer.level, samples, locale, pictures=shown
+        )
+        return fields, files
 
 
 # What a table needs in its channel: see it, post and edit its message, embeds, replies.

@@ -289,8 +289,8 @@ class FakeDiscord:
     _runner: web.AppRunner | None = None
     # Discord's rate limits, when set (otherwise everything is let through).
     limits: DiscordLimits | None = None
-    # Called with (user id, time) for each DM message sent or edited.
-    on_dm: Callable[[str, float], None] = lambda user, at: None
+    # Called with (user id, time, content) for each DM message sent or edited.
+    on_dm: Callable[[str, float, str], None] = lambda user, at, content: None
     _dm_users: dict[int, str] = field(default_factory=dict)
 
     def new_id(self) -> int:
@@ -352,7 +352,9 @@ class FakeDiscord:
         if match is not None and request.method in ("POST", "PATCH") and response.status < 300:
             user = self._dm_users.get(int(match.group(1)))
             if user is not None:
-                self.on_dm(user, time.perf_counter())
+                raw = await request.read()  # the bytes the handler read, kept by aiohttp
+                body = json.loads(raw) if raw and request.content_type == "application/json" else {}
+                self.on_dm(user, time.perf_counter(), str(body.get("content") or ""))
         return response
 
     async def gateway_url(self, request: web.Request) -> web.Response:

@@ -292,6 +292,10 @@ class FakeDiscord:
     # Called with (user id, time, content) for each DM message sent or edited.
     on_dm: Callable[[str, float, str], None] = lambda user, at, content: None
     _dm_users: dict[int, str] = field(default_factory=dict)
+    # REST requests by the Host they were sent to (a proxy forwards the one it was sent
+    # to), and those sent to the fake's own host, by method and path.
+    hosts: Counter[str] = field(default_factory=Counter)
+    direct: Counter[str] = field(default_factory=Counter)
 
     def new_id(self) -> int:
         """A fresh snowflake."""
@@ -338,6 +342,10 @@ class FakeDiscord:
         self, request: web.Request, handler: Callable[[web.Request], Any]
     ) -> web.StreamResponse:
         """Enforce Discord's limits (if set) and tell the driver of DM changes."""
+        if request.path.startswith("/api/"):
+            self.hosts[request.host] += 1
+            if self.base_url.endswith("//" + request.host):
+                self.direct[f"{request.method} {request.path}"] += 1
         if self.limits is None or not request.path.startswith("/api/"):
             response: web.StreamResponse = await handler(request)
         else:

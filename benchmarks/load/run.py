@@ -483,6 +483,10 @@ class Result:
     # chips, and the players' final DMs never seen to (within FINAL_DM_WAIT after).
     final_lag: list[float] = field(default_factory=list)
     final_missing: int = 0
+    # REST requests by the Host they named, and the proxy's (with --proxy).
+    hosts: dict[str, int] = field(default_factory=dict)
+    direct: dict[str, int] = field(default_factory=dict)  # to the fake's own host
+    proxy_host: str | None = None
 
     @property
     def clicks_per_second(self) -> float:
@@ -583,6 +587,7 @@ def spawn(
     heap: Path | None,
     database_url: str | None = None,
     shard: tuple[int, int] | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start the bot under test (or the baseline) as its own process.
 
@@ -604,6 +609,7 @@ def spawn(
         env["DATABASE_URL"] = database_url
     if shard is not None:
         env.update(SHARD_IDS=str(shard[0]), SHARD_COUNT=str(shard[1]))
+    env.update(extra_env or {})
     if mode == "cardtable":
         script = entry_point(ROOT)
     elif mode == "previous":
@@ -622,6 +628,32 @@ def spawn(
     log = (folder / f"{mode}.log").open("wb")
     # The folder is the working directory: no developer's .env is read.
     return subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def spawn_proxy(upstream: str, folder: Path) -> subprocess.Popen[bytes]:
+    """A real rate-limiting proxy process (nirn.py) in front of ``upstream``; it writes
+    its port to ``folder``/proxy.port once it serves."""
+    log = (folder / "proxy.log").open("wb")
+    env = {**os.environ, "ENABLE_METRICS": "false", "LOG_LEVEL": "warning"}
+    command = [sys.executable, str(HERE / "proxy_process.py"), upstream]
+    command.append(str(folder / "proxy.port"))
+    return subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+async def start_proxy(upstream: str, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """The proxy process in front of ``upstream``, and its URL once it serves (polled for
+    its port file: no fixed wait)."""
+    port_file = folder / "proxy.port"
+    proxy = spawn_proxy(upstream, folder)
+    deadline = time.monotonic() + 60
+    while not port_file.exists():
+        if proxy.poll() is not None:
+            raise RuntimeError(f"the proxy exited with {proxy.returncode} before serving")
+        if time.monotonic() > deadline:
+            stop(proxy)
+            raise RuntimeError("the proxy did not serve within 60 s")
+        await asyncio.sleep(0.05)
+    return proxy, f"http://127.0.0.1:{port_file.read_text()}"
 
 
 async def wait_connected(
@@ -678,6 +710,7 @@ async def run_once(
     pin: bool = False,
     moves_per_second: float | None = None,
     limits: bool = False,
+    proxy: bool = False,
 ) -> Result:
     """The bot in 1 or more processes, N tables: warm up, measure, stop (traced: the heap).
 
@@ -695,6 +728,17 @@ async def run_once(
             each.mkdir()
         heaps = [each / "heap.snapshot" for each in folders] if traced else None
         bots: list[subprocess.Popen[bytes]] = []
+        extra_env: dict[str, str] = {}
+        proxy_process: subprocess.Popen[bytes] | None = None
+        proxy_url: str | None = None
+        if proxy:
+            # Every process's REST calls through one proxy process; each paces itself to
+            # its share of the token's rate, so that their sum stays under the limit.
+            proxy_process, proxy_url = await start_proxy(base_url, folder)
+            extra_env = {
+                "DISCORD_API_BASE": proxy_url,
+                "CARDTABLE_REST_SHARE": f"{1 / processes:.6f}",
+            }
         try:
             async with storage.for_run(folder) as (database_url, database):
                 if not pictures and mode in CARDTABLES:
@@ -711,6 +755,7 @@ async def run_once(
                             None if heaps is None else heaps[index],
                             database_url,
                             shard,
+                            extra_env,
                         )
                     )
                 pids = [bot.pid for bot in bots]
@@ -790,6 +835,9 @@ async def run_once(
                     unshown=len(driver.unshown),
                     final_lag=driver.final_lag,
                     final_missing=len(driver.final_pending),
+                    hosts=dict(fake.hosts),
+                    direct=dict(fake.direct),
+                    proxy_host=None if proxy_url is None else proxy_url.split("//", 1)[1],
                 )
         except BaseException:
             for each in folders:
@@ -801,6 +849,8 @@ async def run_once(
         finally:
             for bot in bots:
                 stop(bot)
+            if proxy_process is not None:
+                stop(proxy_process)
             if pin:
                 os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
             await fake.close()

@@ -12,6 +12,13 @@ token's global bucket, webhook and 401 handling), with two changes for the loopb
 - it listens on a free loopback port and writes the port to PORT_FILE once it serves
   (written whole by a rename, so a reader polling for the file never sees half of it).
 
+One defect of nirn.py 1.0.3 is mended here, and only in this process: it keeps an
+answer's headers as a plain dict (``dict(response.headers)``) and reads them in lower
+case (``x-ratelimit-remaining``), so an upstream that writes them as Discord documents
+them (``X-RateLimit-Remaining``; header names are case-insensitive) is never seen to spend
+a bucket, and nirn.py then paces no route at all (the fake's answers drew route 429s
+through it). The answer's header names are given to it in lower case.
+
 It stops on SIGTERM or SIGINT.
 """
 
@@ -27,6 +34,7 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
+from nirn_proxy import discord_client  # type: ignore[import-untyped]
 from nirn_proxy.config import Config  # type: ignore[import-untyped]
 from nirn_proxy.queue_manager import QueueManager  # type: ignore[import-untyped]
 
@@ -51,9 +59,21 @@ class Upstream:
         await self.session.close()
 
 
+def lower_case_headers() -> None:
+    """nirn.py's answers keep their header names in lower case (see the module)."""
+    response = discord_client.DiscordResponse
+    made = response.__init__
+
+    def init(self: Any, status: int, status_text: str, headers: dict[str, str], body: Any) -> None:
+        made(self, status, status_text, {k.lower(): v for k, v in headers.items()}, body)
+
+    response.__init__ = init
+
+
 async def serve(upstream: str, port_file: Path) -> None:
     """Run the proxy until told to stop."""
     os.environ.setdefault("ENABLE_METRICS", "false")
+    lower_case_headers()
     config = Config()
     manager = QueueManager(config)
     await manager.initialize()

@@ -51,4 +51,4 @@ async def test_two_processes_behind_one_proxy_draw_no_429s(postgres_server: str)
     assert set(result.direct) <= {"GET /api/v10/users/@me", "GET /api/v10/gateway/bot"}
     assert result.clicks > 100 and result.errors == 0
     assert result.staleness  # DMs were edited meanwhile
-    assert result.percentile(0.99) < 3.0
+    assert result.percentile(0.99) < 3000  # ms: every click answered within 3 s

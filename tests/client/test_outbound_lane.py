@@ -299,6 +299,29 @@ async def test_the_send_gate_keeps_bunched_requests_under_the_rate() -> None:
     await asyncio.gather(*tasks)
 
 
+async def test_an_urgent_request_goes_before_the_queue_at_the_gate_and_counts() -> None:
+    """A DM channel opening behind a hundred queued edits leaves within two requests' time,
+    and the rate still holds for all of them together."""
+    clock = FakeClock()
+    gate = SendGate(45.0, clock=clock, sleep=clock.sleep)
+    sent: list[tuple[float, str]] = []
+
+    async def request(name: str, urgent: bool = False) -> None:
+        await gate.take(urgent=urgent)
+        sent.append((clock.now, name))
+
+    tasks = [asyncio.ensure_future(request(f"edit {number}")) for number in range(100)]
+    await clock.run_for(0.5)
+    put_at = clock.now
+    tasks.append(asyncio.ensure_future(request("open", urgent=True)))
+    await clock.run_for(5.0)
+    (opened_at,) = [at for at, name in sent if name == "open"]
+    assert opened_at - put_at <= 2 / 45 + 1e-9
+    assert len(sent) == 101
+    assert most_in_one_second([at for at, _ in sent]) <= 46
+    await asyncio.gather(*tasks)
+
+
 # -- the invalid-request guard --------------------------------------------------------------
 
 

@@ -329,19 +329,35 @@ class SendGate:
         self._tokens = self.burst
         self._filled_at: float | None = None
         self._turn = asyncio.Lock()  # first come, first served
+        self._urgent = 0  # urgent requests waiting (they go first)
 
-    async def take(self) -> None:
-        """Wait until one more request may leave."""
+    async def take(self, *, urgent: bool = False) -> None:
+        """Wait until one more request may leave; an ``urgent`` one goes before the queue.
+
+        Opening a DM channel is urgent: the lane opens one at a time, and every DM of a
+        player waits for it, so behind a queue of edits held by their buckets the
+        openings at a wave of new players took more than a minute.
+        """
+        if urgent:
+            self._urgent += 1
+            try:
+                while not self._took():
+                    await self._sleep((1.0 - self._tokens) / self.rate)
+            finally:
+                self._urgent -= 1
+            return
         async with self._turn:
-            while True:
-                now = (
-                    self._clock() if self._clock is not None else asyncio.get_running_loop().time()
-                )
-                if self._filled_at is not None:
-                    elapsed = now - self._filled_at
-                    self._tokens = min(self.burst, self._tokens + elapsed * self.rate)
-                self._filled_at = now
-                if self._tokens >= 1.0 - TOKEN_SLACK:
-                    self._tokens -= 1.0
-                    return
-                await self._sleep((1.0 - self._tokens) / self.rate)
+            while self._urgent or not self._took():
+                await self._sleep(max(1.0 - self._tokens, 0.0) / self.rate or 1.0 / self.rate)
+
+    def _took(self) -> bool:
+        """Refill, and take a token if there is one."""
+        now = self._clock() if self._clock is not None else asyncio.get_running_loop().time()
+        if self._filled_at is not None:
+            elapsed = now - self._filled_at
+            self._tokens = min(self.burst, self._tokens + elapsed * self.rate)
+        self._filled_at = now
+        if self._tokens >= 1.0 - TOKEN_SLACK:
+            self._tokens -= 1.0
+            return True
+        return False

@@ -14,7 +14,9 @@ Opening a player's DM channel (the first DM since the bot started) is a lane job
 own, one at a time (the group ``DM_OPEN``). The route has a bucket of its own that
 discord.py learns from the answers, and with many opens in flight at once (a wave of
 games starting) answers came back out of order and it overshot: 15-24 429s a minute in
-the rate-limit benchmark. The player's DM follows once the channel is known.
+the rate-limit benchmark. The player's DM follows once the channel is known. At the send
+gate an opening goes before the queued requests (``SendGate.take(urgent=True)``), else
+one at a time behind a queue of edits made a wave of new players wait minutes.
 """
 
 from __future__ import annotations

@@ -289,9 +289,13 @@ class FakeDiscord:
     _runner: web.AppRunner | None = None
     # Discord's rate limits, when set (otherwise everything is let through).
     limits: DiscordLimits | None = None
-    # Called with (user id, time) for each DM message sent or edited.
-    on_dm: Callable[[str, float], None] = lambda user, at: None
+    # Called with (user id, time, content) for each DM message sent or edited.
+    on_dm: Callable[[str, float, str], None] = lambda user, at, content: None
     _dm_users: dict[int, str] = field(default_factory=dict)
+    # REST requests by the Host they were sent to (a proxy forwards the one it was sent
+    # to), and those sent to the fake's own host, by method and path.
+    hosts: Counter[str] = field(default_factory=Counter)
+    direct: Counter[str] = field(default_factory=Counter)
 
     def new_id(self) -> int:
         """A fresh snowflake."""
@@ -338,6 +342,10 @@ class FakeDiscord:
         self, request: web.Request, handler: Callable[[web.Request], Any]
     ) -> web.StreamResponse:
         """Enforce Discord's limits (if set) and tell the driver of DM changes."""
+        if request.path.startswith("/api/"):
+            self.hosts[request.host] += 1
+            if self.base_url.endswith("//" + request.host):
+                self.direct[f"{request.method} {request.path}"] += 1
         if self.limits is None or not request.path.startswith("/api/"):
             response: web.StreamResponse = await handler(request)
         else:
@@ -352,7 +360,9 @@ class FakeDiscord:
         if match is not None and request.method in ("POST", "PATCH") and response.status < 300:
             user = self._dm_users.get(int(match.group(1)))
             if user is not None:
-                self.on_dm(user, time.perf_counter())
+                raw = await request.read()  # the bytes the handler read, kept by aiohttp
+                body = json.loads(raw) if raw and request.content_type == "application/json" else {}
+                self.on_dm(user, time.perf_counter(), str(body.get("content") or ""))
         return response
 
     async def gateway_url(self, request: web.Request) -> web.Response:

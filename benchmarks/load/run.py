@@ -53,6 +53,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
@@ -99,6 +100,12 @@ GAME = "nothanks"
 PLAYERS = 3
 PASS_CHANCE = 0.6
 ANSWER_TIMEOUT = 30.0
+# In a living DM: the game's table message (its link), and the chips it shows ("You have
+# **13** chips", "You have 9 chips left", "You have 11 chips; keep them secret").
+DM_GAME = re.compile(r"discord\.com/channels/\d+/\d+/(?P<message>\d+)")
+DM_CHIPS = re.compile(r"You have \**(?P<chips>\d+)\** chip")
+# How long after the window a game's final DM is waited for (the target is 5 s).
+FINAL_DM_WAIT = 30.0
 # Clicks each table makes before measuring starts (the deal's DMs are sent by then).
 READY_AFTER = 10
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -196,15 +203,51 @@ class Driver:
         # Per player, when their chips changed first since their DM last changed.
         self.unshown: dict[str, float] = {}
         self.staleness: list[float] = []  # seconds from a chip change to a DM showing it
+        # A game's final DM: per player, what their DM of each game (named by its table
+        # message's id, in the DM's link) shows; per (player, game) ended in the window
+        # and not shown yet, (when it ended, its final chips); and the seconds from a
+        # game's end to each player's DM showing the final chips.
+        self.dm_chips: dict[tuple[str, str], int] = {}
+        self.final_pending: dict[tuple[str, str], tuple[float, int]] = {}
+        self.final_lag: list[float] = []
+        self._final_seen = asyncio.Event()
         fake.on_callback = self.answered
         fake.on_dm = self.dm_shown
         self._baseline_tables = iter(range(1, 10**9))
 
-    def dm_shown(self, user: str, at: float) -> None:
+    def dm_shown(self, user: str, at: float, content: str) -> None:
         """A DM of this player was sent or edited: it shows the changes made before it."""
         changed = self.unshown.pop(user, None)
         if changed is not None and self.window.open:
             self.staleness.append(at - changed)
+        game, chips = DM_GAME.search(content), DM_CHIPS.search(content)
+        if game is None or chips is None:
+            return  # the do-nothing bots' DMs name no game
+        key = (user, game["message"])
+        self.dm_chips[key] = int(chips["chips"])
+        pending = self.final_pending.get(key)
+        if pending is not None and pending[1] == int(chips["chips"]):
+            del self.final_pending[key]
+            self.final_lag.append(max(0.0, at - pending[0]))
+            self._final_seen.set()
+
+    async def finals_shown(self) -> None:
+        """Until every game's final DM was seen."""
+        while self.final_pending:
+            self._final_seen.clear()
+            await self._final_seen.wait()
+
+    def game_ended(self, message: dict[str, Any], game: NoThanksGame, at: float) -> None:
+        """A game ended at ``at`` (its last answer): each player's DM must show the final
+        chips (at once if it already does)."""
+        if not self.window.open or self.mode not in CARDTABLES:
+            return
+        for seat, player in enumerate(game.players):
+            key, chips = (player, str(message.get("id"))), game.chips[seat]
+            if self.dm_chips.get(key) == chips:
+                self.final_lag.append(0.0)
+            else:
+                self.final_pending[key] = (at, chips)
 
     def answered(self, interaction_id: int, callback: Callback) -> None:
         """The fake got an interaction callback: wake whoever waits for it."""
@@ -260,6 +303,8 @@ class Driver:
                     continue
                 game.apply(player, action)
                 self.unshown.setdefault(player, callback.at)
+                if game.is_over:
+                    self.game_ended(message, game, callback.at)
                 if self.window.open:
                     self.window.clicks += 1
                     self.window.latencies.append(seconds)
@@ -434,6 +479,14 @@ class Result:
     invalid: int = 0
     staleness: list[float] = field(default_factory=list)
     unshown: int = 0
+    # Seconds from each game's end (in the window) to each player's DM showing the final
+    # chips, and the players' final DMs never seen to (within FINAL_DM_WAIT after).
+    final_lag: list[float] = field(default_factory=list)
+    final_missing: int = 0
+    # REST requests by the Host they named, and the proxy's (with --proxy).
+    hosts: dict[str, int] = field(default_factory=dict)
+    direct: dict[str, int] = field(default_factory=dict)  # to the fake's own host
+    proxy_host: str | None = None
 
     @property
     def clicks_per_second(self) -> float:
@@ -534,6 +587,7 @@ def spawn(
     heap: Path | None,
     database_url: str | None = None,
     shard: tuple[int, int] | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start the bot under test (or the baseline) as its own process.
 
@@ -555,6 +609,7 @@ def spawn(
         env["DATABASE_URL"] = database_url
     if shard is not None:
         env.update(SHARD_IDS=str(shard[0]), SHARD_COUNT=str(shard[1]))
+    env.update(extra_env or {})
     if mode == "cardtable":
         script = entry_point(ROOT)
     elif mode == "previous":
@@ -573,6 +628,32 @@ def spawn(
     log = (folder / f"{mode}.log").open("wb")
     # The folder is the working directory: no developer's .env is read.
     return subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def spawn_proxy(upstream: str, folder: Path) -> subprocess.Popen[bytes]:
+    """A real rate-limiting proxy process (nirn.py) in front of ``upstream``; it writes
+    its port to ``folder``/proxy.port once it serves."""
+    log = (folder / "proxy.log").open("wb")
+    env = {**os.environ, "ENABLE_METRICS": "false", "LOG_LEVEL": "warning"}
+    command = [sys.executable, str(HERE / "proxy_process.py"), upstream]
+    command.append(str(folder / "proxy.port"))
+    return subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+async def start_proxy(upstream: str, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """The proxy process in front of ``upstream``, and its URL once it serves (polled for
+    its port file: no fixed wait)."""
+    port_file = folder / "proxy.port"
+    proxy = spawn_proxy(upstream, folder)
+    deadline = time.monotonic() + 60
+    while not port_file.exists():
+        if proxy.poll() is not None:
+            raise RuntimeError(f"the proxy exited with {proxy.returncode} before serving")
+        if time.monotonic() > deadline:
+            stop(proxy)
+            raise RuntimeError("the proxy did not serve within 60 s")
+        await asyncio.sleep(0.05)
+    return proxy, f"http://127.0.0.1:{port_file.read_text()}"
 
 
 async def wait_connected(
@@ -629,6 +710,7 @@ async def run_once(
     pin: bool = False,
     moves_per_second: float | None = None,
     limits: bool = False,
+    proxy: bool = False,
 ) -> Result:
     """The bot in 1 or more processes, N tables: warm up, measure, stop (traced: the heap).
 
@@ -646,6 +728,17 @@ async def run_once(
             each.mkdir()
         heaps = [each / "heap.snapshot" for each in folders] if traced else None
         bots: list[subprocess.Popen[bytes]] = []
+        extra_env: dict[str, str] = {}
+        proxy_process: subprocess.Popen[bytes] | None = None
+        proxy_url: str | None = None
+        if proxy:
+            # Every process's REST calls through one proxy process; each paces itself to
+            # its share of the token's rate, so that their sum stays under the limit.
+            proxy_process, proxy_url = await start_proxy(base_url, folder)
+            extra_env = {
+                "DISCORD_API_BASE": proxy_url,
+                "CARDTABLE_REST_SHARE": f"{1 / processes:.6f}",
+            }
         try:
             async with storage.for_run(folder) as (database_url, database):
                 if not pictures and mode in CARDTABLES:
@@ -662,6 +755,7 @@ async def run_once(
                             None if heaps is None else heaps[index],
                             database_url,
                             shard,
+                            extra_env,
                         )
                     )
                 pids = [bot.pid for bot in bots]
@@ -701,6 +795,9 @@ async def run_once(
                         await asyncio.to_thread(spy.wait)
                 window.open = False
                 driver.stopping = True
+                # Games that ended near the window's close: their final DMs may still come.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(driver.finals_shown(), FINAL_DM_WAIT)
                 results = await asyncio.gather(*tasks, return_exceptions=True)
                 failures = [r for r in results if isinstance(r, BaseException)]
                 if failures:
@@ -736,6 +833,11 @@ async def run_once(
                     invalid=0 if fake.limits is None else fake.limits.invalid_in_window(),
                     staleness=driver.staleness,
                     unshown=len(driver.unshown),
+                    final_lag=driver.final_lag,
+                    final_missing=len(driver.final_pending),
+                    hosts=dict(fake.hosts),
+                    direct=dict(fake.direct),
+                    proxy_host=None if proxy_url is None else proxy_url.split("//", 1)[1],
                 )
         except BaseException:
             for each in folders:
@@ -747,6 +849,8 @@ async def run_once(
         finally:
             for bot in bots:
                 stop(bot)
+            if proxy_process is not None:
+                stop(proxy_process)
             if pin:
                 os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
             await fake.close()

@@ -124,6 +124,41 @@ async def test_work_costing_two_requests_pays_for_both() -> None:
     lane.close()
 
 
+async def test_a_group_runs_one_at_a_time_while_other_work_goes_past_it() -> None:
+    """Thirty DM channels to open (a group with one in flight) and thirty edits: the opens
+    go one after another, each counted against the rate, and the edits do not wait for
+    them."""
+    clock = FakeClock()
+    lane = lane_on(clock)
+    lane.limit_group("dm-open", 1)
+    opens, edits = Recorder(clock, takes=0.1), Recorder(clock)
+    most_in_flight = 0
+
+    def opening(number: int):  # type: ignore[no-untyped-def]
+        work = opens.work(("open", number))
+
+        async def run() -> None:
+            nonlocal most_in_flight
+            most_in_flight = max(most_in_flight, lane.running_in("dm-open"))
+            await work()
+
+        return run
+
+    for number in range(30):
+        lane.put(("open", number), Priority.DM, opening(number), group="dm-open")
+        lane.put(("edit", number), Priority.DM, edits.work(number))
+    await clock.run_for(1.0)
+    assert len(edits.started) == 30  # all within the first second at 45 a second
+    assert max(at for at, _, _ in edits.started) < 1.0
+    assert most_in_flight == 1
+    starts = [at for at, _, _ in opens.started]
+    assert all(later - earlier >= 0.1 - 1e-9 for earlier, later in itertools.pairwise(starts))
+    await clock.run_for(3.0)
+    assert len(opens.started) == 30 and lane.running_in("dm-open") == 0
+    assert lane.started[Priority.DM] == 60  # each open counted as a request of the lane
+    await lane.idle()
+
+
 async def test_the_latest_pending_state_replaces_the_older() -> None:
     """Ten states of one message put before it goes out: it is sent once, with the last."""
     clock = FakeClock()
@@ -261,6 +296,29 @@ async def test_the_send_gate_keeps_bunched_requests_under_the_rate() -> None:
     assert [number for _, number in sent] == list(range(200))
     assert most_in_one_second([at for at, _ in sent]) <= 50
     assert sent[-1][0] == pytest.approx((200 - gate.burst) / 45, abs=0.05)
+    await asyncio.gather(*tasks)
+
+
+async def test_an_urgent_request_goes_before_the_queue_at_the_gate_and_counts() -> None:
+    """A DM channel opening behind a hundred queued edits leaves within two requests' time,
+    and the rate still holds for all of them together."""
+    clock = FakeClock()
+    gate = SendGate(45.0, clock=clock, sleep=clock.sleep)
+    sent: list[tuple[float, str]] = []
+
+    async def request(name: str, urgent: bool = False) -> None:
+        await gate.take(urgent=urgent)
+        sent.append((clock.now, name))
+
+    tasks = [asyncio.ensure_future(request(f"edit {number}")) for number in range(100)]
+    await clock.run_for(0.5)
+    put_at = clock.now
+    tasks.append(asyncio.ensure_future(request("open", urgent=True)))
+    await clock.run_for(5.0)
+    (opened_at,) = [at for at, name in sent if name == "open"]
+    assert opened_at - put_at <= 2 / 45 + 1e-9
+    assert len(sent) == 101
+    assert most_in_one_second([at for at, _ in sent]) <= 46
     await asyncio.gather(*tasks)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import discord
+import pytest
 from simcord import Env
 
 from bot.client.outbound.lane import Priority
@@ -67,5 +69,39 @@ async def test_moves_before_the_start_dm_goes_out_leave_the_right_history(
         (shown,) = dms(player)
         chips = game.chips[seat]
         if requests[-1].method == "PATCH":
-            assert f"{chips} chip" in shown
+            # The chips line ("You have **13** chips"), or after a pass the move's own
+            # line ("You have 9 chips left") in its place.
+            assert f"You have **{chips}** chip" in shown or f"You have {chips} chip" in shown
         assert dm_requests(simcord_env, player)[0] == 1
+
+
+async def test_dm_channels_are_opened_through_the_lane_one_at_a_time(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seven players start a game at once: each DM channel is opened once, by a job of the
+    lane (counted against its rate), never two at a time, and every start DM arrives."""
+    bot = simcord_env.bot
+    in_flight = most = 0
+    opened: list[int] = []
+    create_dm = bot.create_dm
+
+    async def counted_create_dm(user: discord.abc.Snowflake) -> discord.DMChannel:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        try:
+            await asyncio.sleep(0.01)  # an answer's time on the wire, so opens could overlap
+            return await create_dm(user)
+        finally:
+            in_flight -= 1
+            opened.append(user.id)
+
+    monkeypatch.setattr(bot, "create_dm", counted_create_dm)
+    started_before = bot.lane.started[Priority.DM]
+    table = await open_table(simcord_env, 7)
+    await asyncio.wait_for(bot.lane.idle(), 30)
+    assert sorted(opened) == sorted(player.id for player in table.players)
+    assert most == 1
+    # Per player: the open and the start DM, each a request the lane paced.
+    assert bot.lane.started[Priority.DM] - started_before == 14
+    assert all(len(dms(player)) == 1 for player in table.players)

@@ -36,6 +36,8 @@ BAN_AT = 10_000
 # (refusals in the window, the least urgent priority still sent): each level logged once.
 LEVELS = ((500, Priority.PING), (2_000, Priority.TABLE), (5_000, 0))
 INVALID = frozenset((401, 403, 429))
+# Opening a DM channel: sent before the queue at the gate (see SendGate.take).
+DM_OPEN_PATH = "/users/@me/channels"
 
 
 class InvalidRequests:
@@ -114,7 +116,7 @@ class InvalidRequests:
         ) -> None:
             # Interaction answers carry no bot token: exempt from the global limit.
             if gate is not None and "Authorization" in params.headers:
-                await gate.take()
+                await gate.take(urgent=params.url.path.endswith(DM_OPEN_PATH))
 
         async def on_request_end(
             session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestEndParams

@@ -15,6 +15,10 @@ DMs, turn pings, deleting reminders) goes through this lane:
   table of a game, then turn pings, then living DMs, then cosmetic work. Under overload
   the lower priorities slow down; nothing is dropped, and a key's latest state goes out
   in the end.
+- **Groups.** Work put in a group whose in-flight limit is set (``limit_group``) waits
+  while that many of the group run, and other work starts past it: opening DM channels,
+  whose route bucket discord.py can only keep exactly with one request in flight, goes
+  one at a time without holding up table edits.
 
 The clock and sleep are injectable, so tests run the lane on a fake clock.
 
@@ -68,6 +72,7 @@ class _Job:
     work: Work
     cost: int
     due: float
+    group: Hashable | None = None
 
 
 class Lane:
@@ -99,6 +104,8 @@ class Lane:
         self._idle = asyncio.Event()
         self._idle.set()
         self._dispatcher: asyncio.Task[Any] | None = None
+        self._group_limits: dict[Hashable, int] = {}
+        self._group_running: dict[Hashable, int] = {}
         self.started: dict[Priority, int] = dict.fromkeys(Priority, 0)
 
     # -- putting work -----------------------------------------------------------------------
@@ -111,13 +118,15 @@ class Lane:
         *,
         cost: int = 1,
         delay: float = 0.0,
+        group: Hashable | None = None,
     ) -> None:
         """Queue ``work`` (``cost`` requests) for ``key``, replacing any pending work for it.
 
         The replaced work is dropped: the newer work shows the state as it is when it runs.
-        ``delay`` holds it back that long (a retry); a sooner put for the key wins.
+        ``delay`` holds it back that long (a retry); a sooner put for the key wins. Work in a
+        ``group`` also waits for the group's in-flight limit (``limit_group``).
         """
-        job = _Job(key, priority, work, cost, self._now() + delay)
+        job = _Job(key, priority, work, cost, self._now() + delay, group)
         if key in self._running:
             self._held[key] = self._merged(self._held.get(key), job)
         else:
@@ -154,6 +163,16 @@ class Lane:
         self._ceiling = ceiling
         if self.pending:
             self._kick()
+
+    def limit_group(self, group: Hashable, in_flight: int) -> None:
+        """Let at most ``in_flight`` pieces of work of ``group`` run at once."""
+        if in_flight < 1:
+            raise ValueError("a group needs room for one piece of work in flight")
+        self._group_limits[group] = in_flight
+
+    def running_in(self, group: Hashable) -> int:
+        """How many pieces of work of a group are in flight."""
+        return self._group_running.get(group, 0)
 
     @property
     def pending(self) -> int:
@@ -225,11 +244,17 @@ class Lane:
                 look_again = HELD_BACK_POLL if look_again is None else look_again
                 continue
             for job in queue.values():
+                if job.group is not None and self._group_full(job.group):
+                    continue  # a finishing job of the group kicks the dispatcher again
                 if job.due <= now:
                     return job, None
                 wait = job.due - now
                 look_again = wait if look_again is None else min(look_again, wait)
         return None, look_again
+
+    def _group_full(self, group: Hashable) -> bool:
+        limit = self._group_limits.get(group)
+        return limit is not None and self._group_running.get(group, 0) >= limit
 
     def _fill(self, now: float) -> None:
         if self._filled_at is not None:
@@ -278,6 +303,8 @@ class Lane:
             del self._queues[job.priority][job.key]
             self._tokens -= job.cost
             self.started[job.priority] += 1
+            if job.group is not None:
+                self._group_running[job.group] = self._group_running.get(job.group, 0) + 1
             self._running[job.key] = asyncio.get_running_loop().create_task(self._run(job))
 
     async def _run(self, job: _Job) -> None:
@@ -290,6 +317,8 @@ class Lane:
             log.exception("outbound work for %r failed", job.key)
         finally:
             del self._running[job.key]
+            if job.group is not None:
+                self._group_running[job.group] -= 1
             held = self._held.pop(job.key, None)
             if held is not None:
                 self._enqueue(held)
@@ -330,19 +359,35 @@ class SendGate:
         self._tokens = self.burst
         self._filled_at: float | None = None
         self._turn = asyncio.Lock()  # first come, first served
+        self._urgent = 0  # urgent requests waiting (they go first)
 
-    async def take(self) -> None:
-        """Wait until one more request may leave."""
+    async def take(self, *, urgent: bool = False) -> None:
+        """Wait until one more request may leave; an ``urgent`` one goes before the queue.
+
+        Opening a DM channel is urgent: the lane opens one at a time, and every DM of a
+        player waits for it, so behind a queue of edits held by their buckets the
+        openings at a wave of new players took more than a minute.
+        """
+        if urgent:
+            self._urgent += 1
+            try:
+                while not self._took():
+                    await self._sleep((1.0 - self._tokens) / self.rate)
+            finally:
+                self._urgent -= 1
+            return
         async with self._turn:
-            while True:
-                now = (
-                    self._clock() if self._clock is not None else asyncio.get_running_loop().time()
-                )
-                if self._filled_at is not None:
-                    elapsed = now - self._filled_at
-                    self._tokens = min(self.burst, self._tokens + elapsed * self.rate)
-                self._filled_at = now
-                if self._tokens >= 1.0 - TOKEN_SLACK:
-                    self._tokens -= 1.0
-                    return
-                await self._sleep((1.0 - self._tokens) / self.rate)
+            while self._urgent or not self._took():
+                await self._sleep(max(1.0 - self._tokens, 0.0) / self.rate or 1.0 / self.rate)
+
+    def _took(self) -> bool:
+        """Refill, and take a token if there is one."""
+        now = self._clock() if self._clock is not None else asyncio.get_running_loop().time()
+        if self._filled_at is not None:
+            elapsed = now - self._filled_at
+            self._tokens = min(self.burst, self._tokens + elapsed * self.rate)
+        self._filled_at = now
+        if self._tokens >= 1.0 - TOKEN_SLACK:
+            self._tokens -= 1.0
+            return True
+        return False

@@ -9,6 +9,14 @@ queued in the order of the changes (the table core hands them over under the tab
 lock), and a DM that begins something (the start of a game) is written as the change
 left it and sent before any later edit; a living edit shows the state as it is when it
 goes out, so edits queued during a backlog collapse into one (latest state wins).
+
+Opening a player's DM channel (the first DM since the bot started) is a lane job of its
+own, one at a time (the group ``DM_OPEN``). The route has a bucket of its own that
+discord.py learns from the answers, and with many opens in flight at once (a wave of
+games starting) answers came back out of order and it overshot: 15-24 429s a minute in
+the rate-limit benchmark. The player's DM follows once the channel is known. At the send
+gate an opening goes before the queued requests (``SendGate.take(urgent=True)``), else
+one at a time behind a queue of edits made a wave of new players wait minutes.
 """
 
 from __future__ import annotations
@@ -38,6 +46,9 @@ DM_CHANNELS_KEPT = 10_000
 # failed; the DM is tried again after RETRY_AFTER, with the state it has by then.
 DM_EDIT_TIMEOUT = 30.0
 RETRY_AFTER = 5.0
+# The lane's group of DM channel openings, and how many may be in flight at once.
+DM_OPEN = "dm-open"
+DM_OPENS_IN_FLIGHT = 1
 
 
 @dataclass(slots=True)
@@ -65,6 +76,9 @@ class PlayerDms:
         self.lane = lane
         self._outboxes: dict[tuple[int, str], _Outbox] = {}
         self._dm_channels: dict[int, int] = {}  # user id -> DM channel id, oldest first
+        # Players' DMs waiting for their channel to be opened, by user id (in order).
+        self._awaiting_channel: dict[int, dict[tuple[int, str], None]] = {}
+        lane.limit_group(DM_OPEN, DM_OPENS_IN_FLIGHT)
 
     def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
         """Queue the DMs a change caused (never to computers or to closed DMs)."""
@@ -92,12 +106,44 @@ class PlayerDms:
                 outbox.update = letter
             self._queue(key)
 
-    def _queue(self, key: tuple[int, str], *, delay: float = 0.0) -> None:
-        # Opening the DM channel is one more request, the first time only.
-        cost = 1 if int(key[1]) in self._dm_channels else 2
+    def _queue(self, key: tuple[int, str], *, delay: float = 0.0, open_first: bool = True) -> None:
+        user_id = int(key[1])
+        if user_id in self._dm_channels:
+            cost = 1
+        elif open_first:
+            # The channel is opened first, by a job of the DM_OPEN group; it queues this.
+            # (Put again on every change, as the DM itself would be: one job per player.)
+            self._awaiting_channel.setdefault(user_id, {})[key] = None
+            self.lane.put(
+                (DM_OPEN, user_id),
+                Priority.DM,
+                lambda: self._open_channel(user_id),
+                delay=delay,
+                group=DM_OPEN,
+            )
+            return
+        else:
+            cost = 2  # the opening failed: the DM opens it again itself (and handles why)
         self.lane.put(
             ("dm", *key), Priority.DM, lambda: self._send_next(key), cost=cost, delay=delay
         )
+
+    async def _open_channel(self, user_id: int) -> None:
+        """Open a player's DM channel, then queue the DMs that wait for it."""
+        try:
+            if user_id not in self._dm_channels:
+                await self.host.wait_until_ready()
+                async with asyncio.timeout(DM_EDIT_TIMEOUT):
+                    await self._dm_channel(user_id)
+        except asyncio.CancelledError:
+            self._awaiting_channel.pop(user_id, None)  # the lane is closing
+            raise
+        except Exception as exc:
+            # Not opened: each waiting DM tries once more itself, and answers the
+            # failure as it always did (a closed DM noted, a timeout retried).
+            log.debug("could not open the DM channel of %s: %r", user_id, exc)
+        for key in self._awaiting_channel.pop(user_id, {}):
+            self._queue(key, open_first=False)
 
     @property
     def waiting(self) -> int:

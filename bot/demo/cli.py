@@ -96,6 +96,7 @@ async def serve(options: DemoOptions, listener: socket.socket) -> None:
         world = await World.start(options, Path(folder))
         launcher = Launcher(world, listener)
         crowd = asyncio.create_task(Crowd(world).run(), name="demo crowd")
+        follower = asyncio.create_task(world.follow(), name="demo follower")
         try:
             await launcher.start()
             say(t("demo.ready", options.lang, url=launcher.url))
@@ -105,9 +106,10 @@ async def serve(options: DemoOptions, listener: socket.socket) -> None:
                 await asyncio.to_thread(webbrowser.open, launcher.url)
             await stop.wait()
         finally:
-            crowd.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await crowd
+            for task in (follower, crowd):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await launcher.close()
             await world.close()
     say(t("demo.stopped", options.lang))

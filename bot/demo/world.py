@@ -47,6 +47,9 @@ PLACEHOLDER_TOKEN = "demo" + "x" * 20 + ".yyyyyy." + "z" * 27
 SETTLE_HORIZON = 1.5
 # ... while the bot's own work (pictures on a busy machine) may take this long in all.
 SETTLE_GIVE_UP = 60.0
+# How often the demo looks for the bot's changes made outside the page's own actions
+# (real seconds): a computer's move shows this long after it is made, at most.
+FOLLOW_EVERY = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +202,8 @@ class World:
         self.lock = asyncio.Lock()
         self.preview: Preview | None = None
         self.shown: str | None = None
+        # The bot's requests and events SimCord had recorded when the page last published.
+        self._published = 0
 
     @property
     def bot(self) -> CardtableBot:
@@ -235,6 +240,35 @@ class World:
         async with self.lock:
             return await work()
 
+    def _changes(self) -> int:
+        """How many requests and gateway events the bot has made so far: every change it
+        makes, a private panel's edit included, adds one."""
+        return len(self.env.backend.transcript)
+
+    async def follow(self) -> None:
+        """Republish the page whenever the bot changed something outside the page's own
+        actions: a computer's move after its delay, a simulated person's, a timer's.
+
+        SimCord's preview publishes only after its own actions (and Refresh); without
+        this the page kept showing the table as it was after the viewer's last click,
+        waiting for computers that had already moved. Runs until cancelled.
+        """
+        while True:
+            await asyncio.sleep(FOLLOW_EVERY)
+            if self._changes() == self._published:
+                continue
+            try:
+                async with self.lock:
+                    preview = self.preview
+                    if preview is None or preview._closed:
+                        continue
+                    # Settles the bot's work first, so the page never shows half a move.
+                    await preview.refresh()
+                    self._published = self._changes()
+            except Exception:
+                # The page shows the next change instead; the demo goes on.
+                log.warning("the page could not follow the bot", exc_info=True)
+
     async def show(self, where: str) -> str:
         """Preview a game's channel (or the viewer's DMs) and return the page's URL."""
         async with self.lock:
@@ -259,6 +293,7 @@ class World:
             await preview.__aenter__()
             self._serialise(preview)
             self.preview, self.shown = preview, where
+            self._published = self._changes()
             return preview.url
 
     def _serialise(self, preview: Preview) -> None:
@@ -267,7 +302,11 @@ class World:
 
         async def action(*args: Any, **kwargs: Any) -> Any:
             async with self.lock:
-                return await act(*args, **kwargs)
+                try:
+                    return await act(*args, **kwargs)
+                finally:
+                    # The action published what it changed.
+                    self._published = self._changes()
 
         # The preview's server calls this attribute for each click and command.
         setattr(preview, "_action", action)  # noqa: B010

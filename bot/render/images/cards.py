@@ -328,7 +328,9 @@ def badge(
 Box = tuple[float, float, float, float]
 
 
-@lru_cache(maxsize=512)
+# 5-32 KB each (a big card 75 x 105 px, 4 bytes a pixel): 160 are at most 5 MB, enough for
+# a No Thanks! deck at both sizes or the Rage cards of several tricks.
+@lru_cache(maxsize=160)
 def _sprite(
     painter: Callable[..., None], width: int, height: int, args: tuple[Any, ...]
 ) -> Image.Image:

@@ -278,7 +278,11 @@ class Driver:
             state = await self.rage_state(table_id)
             # The private panel the clicks come from: an ephemeral message of the bot's.
             panel = {"id": str(self.fake.new_id()), "flags": EPHEMERAL_FLAG, "components": []}
+            next_at = time.perf_counter()
             while not state.is_over and not self.stopping:
+                if self.pace:
+                    next_at = max(next_at + self.pace, time.perf_counter())
+                    await asyncio.sleep(next_at - time.perf_counter())
                 played += 1
                 if played == READY_AFTER:
                     ready.set()
@@ -959,6 +963,7 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
                     processes=args.processes,
                     pictures=args.pictures == "on",
                     pin=args.pin,
+                    moves_per_second=args.moves_per_second,
                 )
                 group[index].append(result)
                 print(
@@ -1063,6 +1068,13 @@ def parse_args() -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[1, 10, 100])
+    parser.add_argument(
+        "--moves-per-second",
+        type=float,
+        default=None,
+        help="offer this many moves a second over all tables (default: as fast as answered),"
+        " so that runs with and without pictures compare at the same load",
+    )
     parser.add_argument(
         "--game",
         choices=("nothanks", "rage"),

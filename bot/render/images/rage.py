@@ -348,10 +348,7 @@ def sheet_png(scene: SheetScene) -> bytes:
     height = head_h + sum(row_hs) + c.px(8) + len(legend) * LINE + c.px(4)
     image, draw = c.canvas(int(height))
     draw.rectangle((0, 0, c.WIDTH, head_h - c.px(4)), fill=c.FELT_DARK)
-    title = scene.title
-    if last_round is not None:
-        title += f" · {scene.round_label} {last_round[0]}"
-    draw_text(draw, (MARGIN, c.px(13)), title, TITLE, c.WHITE, bold=True, max_width=room)
+    draw_text(draw, (MARGIN, c.px(13)), scene.title, TITLE, c.WHITE, bold=True, max_width=room)
     # Column heads: the round's figures, then the total.
     cell_x = MARGIN + name_w + c.px(6)
     points_x = c.WIDTH - MARGIN - c.px(62)

@@ -345,7 +345,8 @@ def _paste(draw: ImageDraw.ImageDraw, box: Box, painter: Callable[..., None], *a
     x0, y0 = round(box[0]), round(box[1])
     width, height = round(box[2]) - x0 + 1, round(box[3]) - y0 + 1
     sprite = _sprite(painter, width, height, args)
-    draw._image.paste(sprite, (x0, y0), sprite)
+    # The core paste: Image.paste's checks cost as much as the copy of a small card.
+    draw.im.paste(sprite.im, (x0, y0, x0 + width, y0 + height), sprite.im)
 
 
 def number_card(

@@ -377,11 +377,9 @@ def sheet_png(scene: SheetScene) -> bytes:
             draw_text(draw, (points_x, mid), cell.points, TEXT, c.WHITE, bold=True, anchor="r")
         total = _total(scene.totals[index]) if index < len(scene.totals) else ""
         if index < len(scene.leaders) and scene.leaders[index]:
-            c.badge(draw, (total_x, mid), total, c.px(13), c.GOLD, c.INK, anchor="r")
+            c.badge(draw, (total_x, mid), total, TITLE, c.GOLD, c.INK, anchor="r")
         else:
-            draw_text(
-                draw, (total_x - c.px(6), mid), total, c.px(13), c.GOLD, bold=True, anchor="r"
-            )
+            draw_text(draw, (total_x - c.px(6), mid), total, TITLE, c.GOLD, bold=True, anchor="r")
         top += row_h
     draw.line((MARGIN, top + c.px(2), c.WIDTH - MARGIN, top + c.px(2)), fill=c.GOLD, width=c.px(1))
     for line_no, line in enumerate(legend):

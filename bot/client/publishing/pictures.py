@@ -123,7 +123,7 @@ class Pictures:
                 fields["attachments"] = []  # drop an old picture (e.g. pictures turned off)
         elif carried != picture.key:
             fields["attachments"] = [picture.file()]
-        # Unchanged: no upload; the embed names the attachment the message already has.
+        # Unchanged: no upload; the message keeps the attachment it already has.
         return fields
 
     def carries(self, message_id: int, picture: TablePicture | None) -> None:

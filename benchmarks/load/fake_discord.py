@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import BodyPartReader, WSMsgType, web
 
 log = logging.getLogger("fake_discord")
 
@@ -558,9 +558,16 @@ def json_response(data: object, *, status: int = 200) -> web.Response:
 async def read_body(request: web.Request) -> dict[str, Any]:
     """A JSON body, or the payload_json part of a multipart one (messages with files)."""
     if request.content_type.startswith("multipart/"):
-        form = await request.post()
-        raw = form.get("payload_json")
-        return json.loads(raw) if isinstance(raw, str) else {}
+        # Read the JSON part only and skip the files: request.post() would spool every
+        # picture to a temporary file, making the fake, not the bot, the bottleneck.
+        reader = await request.multipart()
+        body: dict[str, Any] = {}
+        async for part in reader:
+            if isinstance(part, BodyPartReader) and part.name == "payload_json":
+                body = json.loads(await part.text())
+            elif part is not None:
+                await part.release()
+        return body
     if not request.can_read_body:
         return {}
     data = await request.json(loads=json.loads)

@@ -86,6 +86,7 @@ from fake_discord import (  # noqa: E402
 from heap import growth, snapshot_of, traced_bytes  # noqa: E402
 
 from bot.engines.nothanks import PASS, TAKE, NoThanksGame  # noqa: E402
+from bot.engines.rage import JOKER, Bid, Play, RageState  # noqa: E402
 from bot.render.components import CUSTOM_ID, custom_id  # noqa: E402
 from bot.storage import open_storage  # noqa: E402
 from tests.backends import (  # noqa: E402
@@ -96,7 +97,8 @@ from tests.backends import (  # noqa: E402
 )
 
 TOKEN = "x" * 24 + ".yyyyyy." + "z" * 27
-GAME = "nothanks"
+GAME = "nothanks"  # the game the tables play (--game)
+EPHEMERAL_FLAG = 64
 PLAYERS = 3
 PASS_CHANCE = 0.6
 ANSWER_TIMEOUT = 30.0
@@ -273,6 +275,9 @@ class Driver:
 
     async def table(self, guild: FakeGuild, users: list[int], ready: asyncio.Event) -> None:
         """Open the table, play games back to back until stopped."""
+        if GAME == "rage":
+            await self.rage_table(guild, users, ready)
+            return
         played = 0
         next_at = time.perf_counter()
         while not self.stopping:
@@ -309,6 +314,51 @@ class Driver:
                     self.window.clicks += 1
                     self.window.latencies.append(seconds)
 
+    async def rage_table(self, guild: FakeGuild, users: list[int], ready: asyncio.Event) -> None:
+        """Rage: open the table and play random legal bids and cards from each player's
+        private panel (the table message is edited beside each answer), game after game."""
+        played = 0
+        while not self.stopping:
+            _, table_id, _ = await self.open_game(guild, users)
+            state = await self.rage_state(table_id)
+            # The private panel the clicks come from: an ephemeral message of the bot's.
+            panel = {"id": str(self.fake.new_id()), "flags": EPHEMERAL_FLAG, "components": []}
+            next_at = time.perf_counter()
+            while not state.is_over and not self.stopping:
+                if self.pace:
+                    next_at = max(next_at + self.pace, time.perf_counter())
+                    await asyncio.sleep(next_at - time.perf_counter())
+                played += 1
+                if played == READY_AFTER:
+                    ready.set()
+                player = state.acting_players()[0]
+                action = self.rng.choice(state.legal_actions(player))
+                button = rage_button(table_id, state, action)
+                callback, seconds = await self.interact(
+                    guild, component(guild, int(player), panel, button)
+                )
+                if self.window.open and callback.type == 6:
+                    self.window.deferred += 1
+                if callback.type not in (6, 7):
+                    if self.window.open:
+                        self.window.errors += 1
+                    state = await self.rage_state(table_id)
+                    continue
+                state.apply(player, action)
+                if self.window.open:
+                    self.window.clicks += 1
+                    self.window.latencies.append(seconds)
+
+    async def rage_state(self, table_id: int) -> RageState:
+        """The Rage game as the bot stored it (SQLite only)."""
+        assert isinstance(self.database, Path), "the Rage load runs on SQLite"
+        for _ in range(300):
+            state = await asyncio.to_thread(read_state, self.database, table_id)
+            if state is not None:
+                return RageState.from_dict(state)
+            await asyncio.sleep(0.1)
+        raise RuntimeError(f"table {table_id} has no stored game")
+
     async def open_game(
         self, guild: FakeGuild, users: list[int]
     ) -> tuple[dict[str, Any], int, NoThanksGame]:
@@ -324,6 +374,8 @@ class Driver:
         callback, _ = await self.interact(guild, component(guild, users[0], message, button))
         message = callback.message or message
         self.games_started += 1
+        if GAME == "rage":
+            return message, table_id, NoThanksGame.new([str(u) for u in users], seed=1)
         return message, table_id, await self.game_state(table_id, [str(u) for u in users])
 
     def table_id_in(self, message: dict[str, Any]) -> int:
@@ -351,6 +403,27 @@ class Driver:
                 return game
             await asyncio.sleep(0.1)
         raise RuntimeError(f"table {table_id} has no stored game")
+
+
+def rage_button(table_id: int, state: RageState, action: Bid | Play) -> str:
+    """The panel button that makes this move."""
+    move = state.move_number
+    if isinstance(action, Bid):
+        return custom_id(GAME, table_id, move, "bid", f"{state.round}_{action.tricks}")
+    if action.card == JOKER:
+        assert action.colour is not None
+        return custom_id(GAME, table_id, move, "joker", action.colour.code)
+    return custom_id(GAME, table_id, move, "play", action.card.code)
+
+
+def read_state(database: Path, table_id: int) -> dict[str, Any] | None:
+    """The table's stored state as a dict, or None before it is dealt."""
+    with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as db:
+        row = db.execute("SELECT state FROM tables WHERE id = ?", (table_id,)).fetchone()
+    if row is None or row[0] is None:
+        return None
+    state: dict[str, Any] = json.loads(row[0])
+    return state
 
 
 def read_game(database: Path, table_id: int) -> NoThanksGame | None:
@@ -994,6 +1067,7 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
                     processes=args.processes,
                     pictures=args.pictures == "on",
                     pin=args.pin,
+                    moves_per_second=args.moves_per_second,
                 )
                 group[index].append(result)
                 print(
@@ -1098,6 +1172,19 @@ def parse_args() -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[1, 10, 100])
+    parser.add_argument(
+        "--moves-per-second",
+        type=float,
+        default=None,
+        help="offer this many moves a second over all tables (default: as fast as answered),"
+        " so that runs with and without pictures compare at the same load",
+    )
+    parser.add_argument(
+        "--game",
+        choices=("nothanks", "rage"),
+        default="nothanks",
+        help="rage: random legal bids and cards from the private panel (SQLite, no baselines)",
+    )
     parser.add_argument("--seconds", type=float, default=20.0, help="measured time per run")
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=15)
@@ -1155,6 +1242,8 @@ def parse_args() -> argparse.Namespace:
         " commit) in the same rounds, as 'previous': its row's ratio is before/after",
     )
     args = parser.parse_args()
+    global GAME
+    GAME = args.game
     if args.previous is not None:
         script = entry_point(args.previous)
         if not script.is_file():

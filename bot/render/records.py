@@ -16,7 +16,7 @@ import discord
 
 from bot.i18n import t
 from bot.render.components import static_view
-from bot.render.images.cache import FILENAME, Picture
+from bot.render.images.cache import Picture
 from bot.render.limits import fit
 from bot.render.table import public_picture
 from bot.table.replay import GameSummary, Position, StoredGame, StoredSeat, is_anonymous
@@ -416,8 +416,6 @@ def replay_message(
     if isinstance(embed, discord.Embed) and not position.is_final:
         # The live footer tells players how to act; a replay says where it stands.
         embed.set_footer(text=t("replay.footer", locale, table=game.table_id))
-    if isinstance(embed, discord.Embed) and pictures:
-        embed.set_image(url=f"attachment://{FILENAME}")
     fields["view"] = replay_view(game, position, locale)
     # A replay pings nobody, whatever the live message once did.
     fields["allowed_mentions"] = discord.AllowedMentions.none()

@@ -8,6 +8,7 @@ import io
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,9 @@ NO_PICTURES_FOR = 600.0
 # What a message was last seen to carry: a picture's key, None for no picture; a message
 # missing from the map (posted before a restart, or after a failed edit) is unknown.
 _UNKNOWN = "?"
+# One painter thread for the process: painting is CPU work, so more threads would not
+# paint faster, and each thread that paints keeps a malloc arena of picture-sized buffers.
+_PAINTER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="picture-painter")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +68,7 @@ class Pictures:
         return self.cache.painted
 
     async def paint(self, picture: Picture) -> bytes:
-        """A picture's PNG: cached, or painted once in a worker thread however many ask."""
+        """A picture's PNG: cached, or painted once in the painter thread however many ask."""
         png = self.cache.get(picture.key)
         if png is not None:
             return png
@@ -74,7 +78,8 @@ class Pictures:
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._painting[picture.key] = future
         try:
-            png = await asyncio.to_thread(self.cache.paint, picture)
+            loop = asyncio.get_running_loop()
+            png = await loop.run_in_executor(_PAINTER, self.cache.paint, picture)
         except asyncio.CancelledError:
             future.cancel()
             raise
@@ -118,7 +123,7 @@ class Pictures:
                 fields["attachments"] = []  # drop an old picture (e.g. pictures turned off)
         elif carried != picture.key:
             fields["attachments"] = [picture.file()]
-        # Unchanged: no upload; the embed names the attachment the message already has.
+        # Unchanged: no upload; the message keeps the attachment it already has.
         return fields
 
     def carries(self, message_id: int, picture: TablePicture | None) -> None:

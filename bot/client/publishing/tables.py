@@ -18,7 +18,6 @@ from bot.client.outbound.lane import Lane, Priority
 from bot.client.publishing.host import Host, shown
 from bot.client.publishing.pictures import Pictures, TablePicture
 from bot.i18n import t
-from bot.render.images.cache import FILENAME
 from bot.render.table import public_message, public_picture
 from bot.storage import BrokenRow
 from bot.table.errors import SaveFailed
@@ -87,10 +86,10 @@ class TableMessages:
                 )
                 picture = None
         fields = public_message(public, session.spec.renderer, locale, pictures=picture is not None)
-        embed = fields.get("embed")
-        if picture is None or embed is None:
+        if picture is None or fields.get("embed") is None:
             return fields, None
-        embed.set_image(url=f"attachment://{FILENAME}")
+        # A plain attachment, not the embed's image: a phone shows it 302 px wide, an
+        # embed's image at most 270 and a tall one 210 (cards.SHOWN_WIDTH).
         return fields, TablePicture(picture.key, png, picture.alt)
 
     async def show(self, session: TableSession) -> None:

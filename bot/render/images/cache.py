@@ -33,10 +33,18 @@ class Picture:
 
 
 class PictureCache:
-    """PNG bytes by picture key; the least recently used are dropped. Thread-safe."""
+    """PNG bytes by picture key, at most ``max_bytes`` of them; the least recently used are
+    dropped. Thread-safe.
 
-    def __init__(self, capacity: int = 256) -> None:
+    A message keeps its picture once uploaded, so the cache only spares repainting a state
+    shown again soon (several lookers, a retried edit): a few recent pictures per table are
+    enough, and its bound in bytes keeps memory flat however many tables run.
+    """
+
+    def __init__(self, capacity: int = 256, max_bytes: int = 1_000_000) -> None:
         self.capacity = capacity
+        self.max_bytes = max_bytes
+        self.bytes = 0
         self._pngs: OrderedDict[str, bytes] = OrderedDict()
         self._lock = threading.Lock()
         self.painted = 0  # pictures actually painted (misses)
@@ -57,8 +65,12 @@ class PictureCache:
         png = picture.paint(picture.scene)
         with self._lock:
             self.painted += 1
+            old = self._pngs.pop(picture.key, None)
+            self.bytes += len(png) - (0 if old is None else len(old))
             self._pngs[picture.key] = png
-            self._pngs.move_to_end(picture.key)
-            while len(self._pngs) > self.capacity:
-                self._pngs.popitem(last=False)
+            while len(self._pngs) > self.capacity or (
+                self.bytes > self.max_bytes and len(self._pngs) > 1
+            ):
+                _, dropped = self._pngs.popitem(last=False)
+                self.bytes -= len(dropped)
         return png

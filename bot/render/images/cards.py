@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import io
 import math
-from functools import cache
+from collections.abc import Callable
+from functools import cache, lru_cache
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -15,7 +17,14 @@ from bot.render.images.fonts import draw_text, text_width
 
 Colour = tuple[int, int, int]
 
-WIDTH = 900  # shown about 400 px wide on a phone: every size here is twice what it reads as
+# A table picture is posted as a plain attachment, which a 390-px phone shows 302 CSS px
+# wide (an embed image: at most 270, and 210 once it is taller than 280 px; measured in
+# SimCord's preview, docs/features.md). Every size below is written in those CSS px and
+# painted at SCALE pixels each: text of ``size`` reads as ``size / SCALE`` px on a phone.
+SHOWN_WIDTH = 302
+SCALE = 1.5
+WIDTH = round(SHOWN_WIDTH * SCALE)
+MIN_TEXT = 12  # the smallest text, in CSS px as shown on a phone
 FELT: Colour = (24, 82, 54)  # opaque, so the picture reads the same on dark and light themes
 FELT_DARK: Colour = (17, 62, 41)
 FELT_LINE: Colour = (46, 112, 80)
@@ -52,6 +61,11 @@ RAGE_SHAPE: dict[str, str] = {
 }
 
 
+def px(css: float) -> int:
+    """A length in CSS px as shown on a phone, in the picture's own pixels."""
+    return round(css * SCALE)
+
+
 def canvas(height: int, width: int = WIDTH) -> tuple[Image.Image, ImageDraw.ImageDraw]:
     """A felt-green picture of this size and a drawing context on it."""
     image = Image.new("RGB", (width, height), FELT)
@@ -62,7 +76,8 @@ def to_png(image: Image.Image) -> bytes:
     """The picture as a small PNG in the fixed 256-colour palette (well under 200 KB)."""
     quantised = image.quantize(palette=palette(), dither=Image.Dither.NONE)
     out = io.BytesIO()
-    quantised.save(out, format="PNG", compress_level=3)
+    # zlib's fastest level: a third of level 3's time for a file a tenth larger.
+    quantised.save(out, format="PNG", compress_level=1)
     return out.getvalue()
 
 
@@ -148,18 +163,18 @@ def shape(
 def colour_swatch(draw: ImageDraw.ImageDraw, colour: str, cx: float, cy: float, r: float) -> None:
     """A colour as a round token with its symbol: the trump or led colour."""
     fill = RAGE_FILL[colour]
-    draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill, outline=WHITE, width=3)
+    draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill, outline=WHITE, width=px(1.5))
     shape(draw, RAGE_SHAPE[colour], cx, cy, r * 0.55, text_colour_on(fill))
 
 
 def no_colour_swatch(draw: ImageDraw.ImageDraw, cx: float, cy: float, r: float) -> None:
     """No trump: an empty token struck through."""
-    draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=FELT_DARK, outline=WHITE, width=3)
+    draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=FELT_DARK, outline=WHITE, width=px(1.5))
     d = r * 0.7
-    draw.line((cx - d, cy + d, cx + d, cy - d), fill=WHITE, width=4)
+    draw.line((cx - d, cy + d, cx + d, cy - d), fill=WHITE, width=px(2))
 
 
-def number_card(
+def _paint_number_card(
     draw: ImageDraw.ImageDraw,
     box: tuple[float, float, float, float],
     number: int,
@@ -170,27 +185,27 @@ def number_card(
 ) -> None:
     """A No Thanks! card: cream with its number (a dimmed one does not count)."""
     x0, y0, x1, y1 = box
-    radius = max(6, int((x1 - x0) * 0.12))
+    radius = max(px(3), int((x1 - x0) * 0.12))
     fill, ink = (DIM_CARD, DIM_INK) if dim else (PAPER, INK)
-    draw.rounded_rectangle(box, radius=radius, fill=fill, outline=INK, width=2)
+    draw.rounded_rectangle(box, radius=radius, fill=fill, outline=INK, width=px(1))
     middle = y0 + (y1 - y0) * number_at
     draw_text(draw, ((x0 + x1) / 2, middle), str(number), size, ink, bold=True, anchor="m")
 
 
-def card_back(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float]) -> None:
+def _paint_card_back(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float]) -> None:
     """The back of a card: the face-down pile."""
     x0, y0, x1, y1 = box
-    radius = max(6, int((x1 - x0) * 0.12))
-    draw.rounded_rectangle(box, radius=radius, fill=CARD_BACK, outline=PAPER, width=3)
+    radius = max(px(3), int((x1 - x0) * 0.12))
+    draw.rounded_rectangle(box, radius=radius, fill=CARD_BACK, outline=PAPER, width=px(1.5))
     inset = (x1 - x0) * 0.14
     draw.rounded_rectangle(
         (x0 + inset, y0 + inset, x1 - inset, y1 - inset),
-        radius=max(4, radius - 4),
+        radius=max(px(2), radius - px(2)),
         outline=(226, 132, 112),
-        width=2,
+        width=px(1),
     )
     # A lattice of small diamonds: a back, which a face-up card (a number on white) never is.
-    step = max(8.0, (x1 - x0) / 7)
+    step = max(float(px(4)), (x1 - x0) / 7)
     r = step * 0.22
     row = 0
     y = y0 + inset + step * 0.75
@@ -205,12 +220,12 @@ def card_back(draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float])
 
 def chip(draw: ImageDraw.ImageDraw, cx: float, cy: float, r: float) -> None:
     """One chip, seen from above."""
-    draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=CHIP, outline=CHIP_EDGE, width=2)
+    draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=CHIP, outline=CHIP_EDGE, width=px(1))
     inner = r * 0.55
-    draw.ellipse((cx - inner, cy - inner, cx + inner, cy + inner), outline=CHIP_EDGE, width=2)
+    draw.ellipse((cx - inner, cy - inner, cx + inner, cy + inner), outline=CHIP_EDGE, width=px(1))
 
 
-def rage_card(
+def _paint_rage_card(
     draw: ImageDraw.ImageDraw,
     box: tuple[float, float, float, float],
     colour: str,
@@ -221,7 +236,7 @@ def rage_card(
     w = x1 - x0
     fill = RAGE_FILL[colour]
     ink = text_colour_on(fill)
-    draw.rounded_rectangle(box, radius=int(w * 0.1), fill=fill, outline=WHITE, width=3)
+    draw.rounded_rectangle(box, radius=int(w * 0.1), fill=fill, outline=WHITE, width=px(1.5))
     r = w * 0.11
     shape(draw, RAGE_SHAPE[colour], x0 + w * 0.2, y0 + w * 0.2, r, ink)
     shape(draw, RAGE_SHAPE[colour], x1 - w * 0.2, y1 - w * 0.2, r, ink)
@@ -230,7 +245,7 @@ def rage_card(
     )
 
 
-def action_card(
+def _paint_action_card(
     draw: ImageDraw.ImageDraw,
     box: tuple[float, float, float, float],
     mark: str,
@@ -243,9 +258,9 @@ def action_card(
     """
     x0, y0, x1, y1 = box
     w = x1 - x0
-    draw.rounded_rectangle(box, radius=int(w * 0.1), fill=ACTION_CARD, outline=GOLD, width=3)
+    draw.rounded_rectangle(box, radius=int(w * 0.1), fill=ACTION_CARD, outline=GOLD, width=px(1.5))
     if named is not None:
-        band = (x0 + 6, y0 + 6, x1 - 6, y0 + w * 0.36)
+        band = (x0 + px(3), y0 + px(3), x1 - px(3), y0 + w * 0.36)
         draw.rounded_rectangle(band, radius=int(w * 0.07), fill=RAGE_FILL[named])
         shape(
             draw,
@@ -257,18 +272,18 @@ def action_card(
         )
     mid = y0 + (y1 - y0) * (0.5 if named is not None else 0.4)
     draw_text(draw, ((x0 + x1) / 2, mid), mark, int(w * 0.34), GOLD, bold=True, anchor="m")
-    size = max(12, int(w * 0.13))
-    top = y1 - size * 1.25 * len(lines) - 4
+    size = max(px(MIN_TEXT), int(w * 0.13))
+    top = y1 - size * 1.15 * len(lines) - px(2)
     for index, line in enumerate(lines):
         draw_text(
             draw,
-            ((x0 + x1) / 2, top + size * 1.25 * index + size * 0.5),
+            ((x0 + x1) / 2, top + size * 1.15 * index + size * 0.5),
             line,
             size,
             WHITE,
             bold=True,
             anchor="m",
-            max_width=w - 10,
+            max_width=w - px(4),
         )
 
 
@@ -306,3 +321,71 @@ def badge(
         (x, y - height / 2, x + width, y + height / 2), radius=int(height / 2), fill=fill
     )
     draw_text(draw, (x + width / 2, y), text, size, ink, bold=True, anchor="m")
+
+
+# -- sprites: a card is painted once per look and size, then pasted -------------------------
+
+Box = tuple[float, float, float, float]
+
+
+# 5-32 KB each (a big card 75 x 105 px, 4 bytes a pixel): 160 are at most 5 MB, enough for
+# a No Thanks! deck at both sizes or the Rage cards of several tricks.
+@lru_cache(maxsize=160)
+def _sprite(
+    painter: Callable[..., None], width: int, height: int, args: tuple[Any, ...]
+) -> Image.Image:
+    """A card painted once on a transparent ground (a table repeats its cards move after move)."""
+    sprite = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+    painter(ImageDraw.Draw(sprite), (0, 0, width - 1, height - 1), *args)
+    return sprite
+
+
+def _paste(draw: ImageDraw.ImageDraw, box: Box, painter: Callable[..., None], *args: Any) -> None:
+    """Paste the sprite of ``painter(box, *args)`` where the box is."""
+    x0, y0 = round(box[0]), round(box[1])
+    width, height = round(box[2]) - x0 + 1, round(box[3]) - y0 + 1
+    sprite = _sprite(painter, width, height, args)
+    # The core paste: Image.paste's checks cost as much as the copy of a small card.
+    draw.im.paste(sprite.im, (x0, y0, x0 + width, y0 + height), sprite.im)
+
+
+def number_card(
+    draw: ImageDraw.ImageDraw,
+    box: Box,
+    number: int,
+    size: int,
+    *,
+    dim: bool = False,
+    number_at: float = 0.5,
+) -> None:
+    """A No Thanks! card: cream with its number (a dimmed one does not count)."""
+    _paste(draw, box, _number_card_at, number, size, dim, number_at)
+
+
+def _number_card_at(
+    draw: ImageDraw.ImageDraw, box: Box, number: int, size: int, dim: bool, number_at: float
+) -> None:
+    _paint_number_card(draw, box, number, size, dim=dim, number_at=number_at)
+
+
+def card_back(draw: ImageDraw.ImageDraw, box: Box) -> None:
+    """The back of a card: the face-down pile."""
+    _paste(draw, box, _paint_card_back)
+
+
+def rage_card(draw: ImageDraw.ImageDraw, box: Box, colour: str, value: int) -> None:
+    """A Rage colour card: its colour, its value large, its colour's symbol in two corners."""
+    _paste(draw, box, _paint_rage_card, colour, value)
+
+
+def action_card(
+    draw: ImageDraw.ImageDraw, box: Box, mark: str, lines: list[str], named: str | None = None
+) -> None:
+    """A Rage action card: a dark card with its mark large and its name below."""
+    _paste(draw, box, _action_card_of, mark, tuple(lines), named)
+
+
+def _action_card_of(
+    draw: ImageDraw.ImageDraw, box: Box, mark: str, lines: tuple[str, ...], named: str | None
+) -> None:
+    _paint_action_card(draw, box, mark, list(lines), named)

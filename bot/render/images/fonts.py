@@ -73,7 +73,7 @@ def runs(text: str, size: int, bold: bool = False) -> tuple[tuple[str, Font], ..
 @lru_cache(maxsize=8192)
 def text_width(text: str, size: int, bold: bool = False) -> float:
     """The width of a text in pixels, fonts mixed as drawn."""
-    return sum(face.getlength(part) for part, face in runs(text, size, bold))
+    return sum(_mask(part, face)[3] for part, face in runs(text, size, bold))
 
 
 def fit_text(text: str, size: int, width: float, bold: bool = False) -> str:
@@ -113,37 +113,42 @@ def draw_text(
     # The visual middle of a capital letter sits about 0.36 em above the baseline.
     baseline = y + size * 0.36
     for part, face in runs(text, size, bold):
-        mask, left, top = _mask(part, face)
+        mask, left, top, advance = _mask(part, face)
         if mask is not None:
             # Pasting a cached glyph mask is several times faster than drawing the text anew,
             # and a table's pictures repeat the same names and numbers move after move.
             draw.bitmap((round(x + left), round(baseline + top)), mask, fill=fill)
-        x += face.getlength(part)
+        x += advance
     return width
 
 
 @lru_cache(maxsize=4096)
-def _mask(part: str, face: Font) -> tuple[Image.Image | None, int, int]:
-    """A run of text rendered once as a coverage mask, with its offset from the baseline."""
+def _mask(part: str, face: Font) -> tuple[Image.Image | None, int, int, float]:
+    """A run of text rendered once as a coverage mask: the mask, its offset from the
+    baseline and the run's advance."""
+    advance = face.getlength(part)
     left, top, right, bottom = face.getbbox(part, anchor="ls")
     if right <= left or bottom <= top:
-        return None, 0, 0
+        return None, 0, 0, advance
     mask = Image.new("L", (int(right - left), int(bottom - top)), 0)
     ImageDraw.Draw(mask).text((-left, -top), part, font=face, fill=255, anchor="ls")
-    return mask, int(left), int(top)
+    return mask, int(left), int(top), advance
 
 
-def two_lines(text: str, size: int, width: float, bold: bool = False) -> list[str]:
+@lru_cache(maxsize=4096)
+def two_lines(text: str, size: int, width: float, bold: bool = False) -> tuple[str, ...]:
     """A name in at most two lines of ``width`` pixels: broken between words if it can be,
     else between letters; what still does not fit ends in an ellipsis."""
     if text_width(text, size, bold) <= width:
-        return [text]
+        return (text,)
     # Break after a space or a hyphen ("Анна-" / "Мария").
     words = re.split(r"(?<=[ \-])", text)
     first = ""
     for index in range(len(words) - 1, 0, -1):
         candidate = "".join(words[:index]).rstrip()
-        if text_width(candidate, size, bold) <= width:
+        # A break that leaves the first line half empty ("🤖" / "Computer 2…") would cut
+        # the name short: break between letters instead.
+        if width / 3 <= text_width(candidate, size, bold) <= width:
             first, rest = candidate, "".join(words[index:])
             break
     else:
@@ -152,4 +157,4 @@ def two_lines(text: str, size: int, width: float, bold: bool = False) -> list[st
         while cut > 1 and text_width("".join(chars[:cut]), size, bold) > width:
             cut -= 1
         first, rest = "".join(chars[:cut]), "".join(chars[cut:])
-    return [first, fit_text(rest.strip(), size, width, bold)] if rest.strip() else [first]
+    return (first, fit_text(rest.strip(), size, width, bold)) if rest.strip() else (first,)

@@ -17,17 +17,22 @@ from bot.render.images import cards as c
 from bot.render.images.fonts import draw_text, text_width, two_lines
 from bot.table.spec import TableFacts
 
-MARGIN = 28
-CARD_W, CARD_H = 52, 72  # a taken card
-CARD_GAP = 4  # between the cards of one run
-RUN_GAP = 14  # between runs
-LINE_GAP = 14
-BIG_W, BIG_H = 150, 210  # the face-up card
-NAME_SIZE = 26
-CARD_SIZE = 28
-ROW_GAP = 30
-NAME_WIDTH = 300  # the left column: name, points, chips
-CARDS_WIDTH = 900 - 2 * MARGIN - NAME_WIDTH - 20
+# Sizes in CSS px as a phone shows them (see cards.SHOWN_WIDTH), painted at px().
+MARGIN = c.px(7)
+CARD_W, CARD_H = c.px(20), c.px(27)  # a taken card
+CARD_GAP = c.px(1.5)  # between the cards of one run
+RUN_GAP = c.px(6)  # between runs
+LINE_GAP = c.px(5)
+BIG_W, BIG_H = c.px(50), c.px(70)  # the face-up card
+BIG_X = MARGIN + c.px(4)
+BIG_SIZE = c.px(28)  # its number
+TEXT = c.px(c.MIN_TEXT)  # names, figures, labels: the smallest text there is
+CARD_SIZE = TEXT  # a taken card's number (one font size fewer to keep loaded)
+ROW_GAP = c.px(8)
+NAME_WIDTH = c.px(112)  # the left column: name, points, chips
+CARDS_LEFT = MARGIN + NAME_WIDTH + c.px(6)
+CARDS_WIDTH = c.WIDTH - MARGIN - CARDS_LEFT
+LINE = c.px(15)  # one line of TEXT
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,15 +161,42 @@ def _card_lines(
     return lines
 
 
+def _name_lines(row: Row) -> tuple[str, ...]:
+    """A row's name in one or two lines of the name column (never cut short)."""
+    return two_lines(row.name, TEXT, NAME_WIDTH - _name_indent(row), True)
+
+
+def _name_indent(row: Row) -> int:
+    """Room left of the name for a rank medal or the turn marker."""
+    if row.rank is not None:
+        return c.px(20)
+    return c.px(10) if row.marked else 0
+
+
+def _right_lines(row: Row) -> tuple[str, ...]:
+    """The points (or the final score) in one or two lines of the name column."""
+    return two_lines(row.right, TEXT, NAME_WIDTH, True)
+
+
+def _chips_below(row: Row) -> bool:
+    """Whether open chips go on a line of their own (they do not fit after the points)."""
+    if row.chips is None:
+        return False
+    last = text_width(_right_lines(row)[-1], TEXT, True)
+    return last + c.px(15) + text_width(row.chips, TEXT) > NAME_WIDTH
+
+
 def _row_height(row: Row) -> float:
     lines = len(_card_lines(row.runs, CARDS_WIDTH)) if row.runs else 1
-    return max(lines * (CARD_H + LINE_GAP) - LINE_GAP, NAME_SIZE + 40)
+    cards = lines * (CARD_H + LINE_GAP) - LINE_GAP
+    text = (len(_name_lines(row)) + len(_right_lines(row)) + _chips_below(row)) * LINE
+    return max(cards, text)
 
 
 def _draw_runs(draw: ImageDraw.ImageDraw, row: Row, left: float, top: float) -> None:
     """A row's cards, runs side by side; a run's higher cards are dimmed (they do not count)."""
     if not row.runs:
-        draw_text(draw, (left + 10, top + CARD_H / 2), "—", CARD_SIZE, c.MUTED)
+        draw_text(draw, (left + c.px(4), top + CARD_H / 2), "—", TEXT, c.MUTED)
         return
     for line_no, line in enumerate(_card_lines(row.runs, CARDS_WIDTH)):
         y = top + line_no * (CARD_H + LINE_GAP)
@@ -175,14 +207,15 @@ def _draw_runs(draw: ImageDraw.ImageDraw, row: Row, left: float, top: float) -> 
                 groups.append((x, x + CARD_W))
             else:
                 groups[-1] = (groups[-1][0], x + CARD_W)
+        pad = c.px(2)
         for start, end in groups:
             if end - start > CARD_W:
                 draw.rounded_rectangle(
-                    (left + start - 5, y - 5, left + end + 5, y + CARD_H + 5),
-                    radius=10,
+                    (left + start - pad, y - pad, left + end + pad, y + CARD_H + pad),
+                    radius=c.px(4),
                     fill=c.FELT_DARK,
                     outline=c.GOLD,
-                    width=3,
+                    width=c.px(1),
                 )
         for x, number, counts in line:
             box = (left + x, y, left + x + CARD_W, y + CARD_H)
@@ -193,113 +226,121 @@ def _draw_row(draw: ImageDraw.ImageDraw, row: Row, top: float) -> float:
     """One player: name and figures on the left, the cards on the right; the row's height."""
     height = _row_height(row)
     if row.marked:
+        edge = c.px(4)
         draw.rounded_rectangle(
-            (MARGIN - 14, top - 12, c.WIDTH - MARGIN + 14, top + height + 12),
-            radius=14,
+            (MARGIN - edge, top - edge, c.WIDTH - MARGIN + edge, top + height + edge),
+            radius=c.px(5),
             outline=c.ACTIVE,
-            width=4,
+            width=c.px(1.5),
         )
     x: float = MARGIN
-    name_mid = top + NAME_SIZE / 2 + 2
+    name_mid = top + LINE / 2
     if row.rank is not None:
         medal = {1: c.GOLD, 2: (200, 204, 212), 3: (205, 127, 50)}.get(row.rank, c.FELT_LINE)
-        draw.ellipse((x, name_mid - 17, x + 34, name_mid + 17), fill=medal)
+        r = c.px(8)
+        draw.ellipse((x, name_mid - r, x + 2 * r, name_mid + r), fill=medal)
         ink = c.INK if row.rank <= 3 else c.WHITE
-        draw_text(draw, (x + 17, name_mid), str(row.rank), 22, ink, bold=True, anchor="m")
-        x += 44
+        draw_text(draw, (x + r, name_mid), str(row.rank), TEXT, ink, bold=True, anchor="m")
     elif row.marked:
-        draw.polygon([(x, name_mid - 12), (x + 18, name_mid), (x, name_mid + 12)], fill=c.ACTIVE)
-        x += 26
-    draw_text(
-        draw,
-        (x, name_mid),
-        row.name,
-        NAME_SIZE,
-        c.WHITE,
-        bold=True,
-        max_width=NAME_WIDTH - (x - MARGIN),
-    )
-    # The second line: points (or the final score), open chips, whose turn.
-    mid = name_mid + NAME_SIZE + 6
+        a = c.px(4)
+        draw.polygon([(x, name_mid - a), (x + 1.5 * a, name_mid), (x, name_mid + a)], fill=c.ACTIVE)
+    x += _name_indent(row)
+    lines = _name_lines(row)
+    for line_no, line in enumerate(lines):
+        draw_text(draw, (x, name_mid + LINE * line_no), line, TEXT, c.WHITE, bold=True)
+    # The next line: points (or the final score), open chips.
+    mid = name_mid + LINE * len(lines)
     x = MARGIN
-    x += draw_text(draw, (x, mid), row.right, 22, c.GOLD, bold=True, max_width=NAME_WIDTH) + 16
+    right = _right_lines(row)
+    for line_no, line in enumerate(right):
+        width = draw_text(draw, (x, mid + LINE * line_no), line, TEXT, c.GOLD, bold=True)
+    mid += LINE * (len(right) - 1)
+    x += width + c.px(5)
+    if _chips_below(row):
+        x, mid = MARGIN, mid + LINE
     if row.chips is not None:
-        c.chip(draw, x + 11, mid, 11)
-        draw_text(draw, (x + 28, mid), row.chips, 22, c.MUTED)
-    _draw_runs(draw, row, MARGIN + NAME_WIDTH + 20, top)
+        c.chip(draw, x + c.px(4), mid, c.px(4))
+        draw_text(draw, (x + c.px(10), mid), row.chips, TEXT, c.MUTED)
+    _draw_runs(draw, row, CARDS_LEFT, top)
     return height
-
-
-def _fitting(text: str, size: int, width: float, *, bold: bool = False) -> int:
-    """The largest size, down to 18 px, at which a label fits its width."""
-    while size > 18 and text_width(text, size, bold) > width:
-        size -= 2
-    return size
 
 
 def _chips_on(draw: ImageDraw.ImageDraw, count: int, cx: float, cy: float) -> None:
     """The chips lying on the face-up card: a small heap, up to ten drawn."""
     spots = [
-        (-34, 0),
-        (0, 6),
-        (34, 0),
-        (-17, -22),
-        (17, -18),
-        (-34, -40),
-        (0, -38),
-        (34, -40),
-        (-17, -60),
-        (17, -58),
+        (-12, 0),
+        (0, 2),
+        (12, 0),
+        (-6, -8),
+        (6, -6),
+        (-12, -14),
+        (0, -13),
+        (12, -14),
+        (-6, -21),
+        (6, -20),
     ]
     for dx, dy in spots[: min(count, len(spots))]:
-        c.chip(draw, cx + dx, cy + dy, 20)
+        c.chip(draw, cx + c.px(dx * 0.75), cy + c.px(dy * 0.6), c.px(5))
+
+
+def _head_height() -> int:
+    return MARGIN + BIG_H + c.px(24)
 
 
 def table_png(scene: TableScene) -> bytes:
     """The live table as a PNG."""
-    head = BIG_H + 2 * MARGIN + 48
+    head = _head_height()
     rows_height = sum(_row_height(row) + ROW_GAP for row in scene.rows)
-    image, draw = c.canvas(int(head + 16 + rows_height + MARGIN))
-    draw.rectangle((0, 0, c.WIDTH, head - 10), fill=c.FELT_DARK)
+    image, draw = c.canvas(int(head + ROW_GAP + rows_height + MARGIN / 2))
+    draw.rectangle((0, 0, c.WIDTH, head - c.px(4)), fill=c.FELT_DARK)
     # The face-up card, large, with its chips lying on its lower half.
-    x0, y0 = MARGIN + 20, MARGIN
+    x0, y0 = BIG_X, MARGIN
     if scene.card is not None:
-        c.number_card(draw, (x0, y0, x0 + BIG_W, y0 + BIG_H), scene.card, 84, number_at=0.36)
-        _chips_on(draw, scene.chips_on_card, x0 + BIG_W / 2, y0 + BIG_H - 34)
-    label_y = y0 + BIG_H + 24
-    cx = x0 + BIG_W / 2
-    size = _fitting(scene.chips_label, 26, 2 * cx - 8, bold=True)
-    draw_text(
-        draw,
-        (cx, label_y),
-        scene.chips_label,
-        size,
-        c.WHITE,
-        bold=True,
-        anchor="m",
-        max_width=2 * cx - 8,
-    )
+        c.number_card(draw, (x0, y0, x0 + BIG_W, y0 + BIG_H), scene.card, BIG_SIZE, number_at=0.36)
+        _chips_on(draw, scene.chips_on_card, x0 + BIG_W / 2, y0 + BIG_H - c.px(9))
+    label_y = y0 + BIG_H + c.px(10)
     # The face-down pile (backs, no number: a big number read as a second face-up card),
     # with how many cards are left in it written below.
-    px, py = x0 + BIG_W + 90, y0 + 30
+    px0, py = x0 + BIG_W + c.px(34), y0 + c.px(10)
+    pile_w, pile_h = c.px(38), c.px(54)
     backs = min(scene.pile, 4)
     for index in range(backs):
-        off = (backs - 1 - index) * 6
-        c.card_back(draw, (px + off, py - off, px + off + 118, py - off + 164))
-    pile_width = 2 * (px + 62 - (2 * cx - 4 + 12))
-    for line_no, line in enumerate(two_lines(scene.pile_label, 22, pile_width)):
-        draw_text(draw, (px + 62, label_y + 26 * line_no), line, 22, c.MUTED, anchor="m")
+        off = (backs - 1 - index) * c.px(2)
+        c.card_back(draw, (px0 + off, py - off, px0 + off + pile_w, py - off + pile_h))
+    # The labels side by side under the card and the pile.
+    used = draw_text(
+        draw,
+        (MARGIN, label_y),
+        scene.chips_label,
+        TEXT,
+        c.WHITE,
+        bold=True,
+        max_width=c.WIDTH / 2 - MARGIN,
+    )
+    pile_x = max(px0, MARGIN + used + c.px(10))
+    draw_text(
+        draw,
+        (pile_x, label_y),
+        scene.pile_label,
+        TEXT,
+        c.MUTED,
+        max_width=c.WIDTH - MARGIN - pile_x,
+    )
     # Whose turn it is, on the right.
     active = next((row for row in scene.rows if row.marked), None)
     if active is not None:
-        tx = px + 118 + 50
+        tx = px0 + pile_w + c.px(14)
         room = c.WIDTH - MARGIN - tx
-        c.badge(draw, (tx, y0 + 70), scene.turn_label, 24, c.ACTIVE, c.INK, anchor="l")
-        draw_text(draw, (tx, y0 + 124), active.name, 34, c.WHITE, bold=True, max_width=room)
+        c.badge(draw, (tx, y0 + c.px(8)), scene.turn_label, TEXT, c.ACTIVE, c.INK, anchor="l")
+        names = two_lines(active.name, c.px(14), room, True)
+        for line_no, line in enumerate(names):
+            y = y0 + c.px(28) + c.px(16) * line_no
+            draw_text(draw, (tx, y), line, c.px(14), c.WHITE, bold=True)
         if active.chips is not None:
-            c.chip(draw, tx + 13, y0 + 174, 13)
-            draw_text(draw, (tx + 34, y0 + 174), active.chips, 24, c.MUTED, max_width=room - 34)
-    top: float = head + 16
+            y = y0 + c.px(28) + c.px(16) * len(names)
+            c.chip(draw, tx + c.px(5), y, c.px(5))
+            draw_text(draw, (tx + c.px(13), y), active.chips, TEXT, c.MUTED, max_width=room)
+    top: float = head + ROW_GAP
     for row in scene.rows:
         top += _draw_row(draw, row, top) + ROW_GAP
     return c.to_png(image)
@@ -308,15 +349,16 @@ def table_png(scene: TableScene) -> bytes:
 def final_png(scene: FinalScene) -> bytes:
     """The final board as a PNG: ranked rows, then the nine removed cards revealed."""
     rows_height = sum(_row_height(row) + ROW_GAP for row in scene.rows)
-    removed_height = 50 + CARD_H + MARGIN
-    image, draw = c.canvas(int(MARGIN + 8 + rows_height + removed_height + MARGIN))
-    top = float(MARGIN + 8)
+    removed_height = LINE + CARD_H + MARGIN + c.px(6)
+    image, draw = c.canvas(int(MARGIN + c.px(4) + rows_height + removed_height))
+    top = float(MARGIN + c.px(4))
     for row in scene.rows:
         top += _draw_row(draw, row, top) + ROW_GAP
     draw.rectangle((0, top, c.WIDTH, image.height), fill=c.FELT_DARK)
-    draw_text(draw, (MARGIN, top + 30), scene.removed_label, 26, c.MUTED, bold=True)
+    draw_text(draw, (MARGIN, top + c.px(12)), scene.removed_label, TEXT, c.MUTED, bold=True)
     x = MARGIN
+    card_top = top + c.px(22)
     for number in scene.removed:
-        c.number_card(draw, (x, top + 56, x + CARD_W, top + 56 + CARD_H), number, CARD_SIZE)
-        x += CARD_W + 10
+        c.number_card(draw, (x, card_top, x + CARD_W, card_top + CARD_H), number, CARD_SIZE)
+        x += CARD_W + c.px(3)
     return c.to_png(image)

@@ -18,11 +18,14 @@ from bot.render.images import cards as c
 from bot.render.images.fonts import draw_text, text_width, two_lines
 from bot.table.spec import TableFacts
 
-MARGIN = 28
+# Sizes in CSS px as a phone shows them (see cards.SHOWN_WIDTH), painted at px().
+MARGIN = c.px(7)
 PER_LINE = 4  # cards per line of the trick: 8 players make two lines
-CARD_W, CARD_H = 150, 208
+CARD_W, CARD_H = c.px(50), c.px(70)
 SLOT_W = (c.WIDTH - 2 * MARGIN) / PER_LINE
-HEAD_H = 150
+TEXT = c.px(c.MIN_TEXT)  # names and labels: the smallest text there is
+LINE = c.px(15)  # one line of TEXT
+TITLE = c.px(14)
 ACTION_MARKS = {JOKER: "J", NO_TRUMP: "⊘", CHANGE_TRUMP: "⇄", PLUS_FIVE: "+5", MINUS_FIVE: "−5"}
 ACTION_KEYS = {
     JOKER: "rage.card.joker",
@@ -253,147 +256,132 @@ def draw_face(
         c.action_card(draw, box, card.mark or "?", lines, card.colour)
 
 
+def _token_width(label: str, note: str | None) -> float:
+    """How wide a 'Trump ● (note)' token is drawn."""
+    width = text_width(label, TEXT, True) + c.px(28)
+    if note:
+        width += text_width(note, TEXT, True) + TEXT + c.px(4)
+    return width
+
+
 def _token(
     draw: ImageDraw.ImageDraw, x: float, y: float, label: str, colour: str | None, note: str | None
-) -> float:
-    """'Trump ● blue-token (note)': a label, the colour's token, a note; the width used."""
-    width = draw_text(draw, (x, y), label, 26, c.MUTED, bold=True) + 14
+) -> None:
+    """'Trump ● blue-token (note)': a label, the colour's token, a note."""
+    width = draw_text(draw, (x, y), label, TEXT, c.MUTED, bold=True) + c.px(4)
+    r = c.px(9)
     if colour is None:
-        c.no_colour_swatch(draw, x + width + 22, y, 22)
+        c.no_colour_swatch(draw, x + width + r, y, r)
     else:
-        c.colour_swatch(draw, colour, x + width + 22, y, 22)
-    width += 52
+        c.colour_swatch(draw, colour, x + width + r, y, r)
+    width += 2 * r + c.px(4)
     if note:
-        c.badge(draw, (x + width, y), note, 20, c.ACTIVE, c.INK, anchor="l")
-        width += text_width(note, 20, True) + 24
-    return width
+        c.badge(draw, (x + width, y), note, TEXT, c.ACTIVE, c.INK, anchor="l")
 
 
 def trick_png(scene: TrickScene) -> bytes:
     """The trick as a PNG: cards in play order, names under them, trump and led colour."""
     lines = max(1, (len(scene.cards) + PER_LINE - 1) // PER_LINE)
-    slot_h = CARD_H + 118
-    image, draw = c.canvas(int(HEAD_H + lines * slot_h + MARGIN))
-    draw.rectangle((0, 0, c.WIDTH, HEAD_H - 20), fill=c.FELT_DARK)
-    draw_text(
-        draw, (MARGIN, 42), scene.title, 30, c.WHITE, bold=True, max_width=c.WIDTH - 2 * MARGIN
-    )
-    x = MARGIN + _token(draw, MARGIN, 98, scene.trump_label, scene.trump, scene.trump_note) + 30
+    trump_w = _token_width(scene.trump_label, scene.trump_note)
+    led_w = _token_width(scene.led_label, None)
+    room = c.WIDTH - 2 * MARGIN
+    # The led colour goes beside the trump where both fit, else on a line of its own.
+    led_beside = scene.led is None or trump_w + c.px(12) + led_w <= room
+    head_h = c.px(50) if led_beside else c.px(70)
+    slot_h = CARD_H + c.px(56)
+    image, draw = c.canvas(int(head_h + lines * slot_h + c.px(2)))
+    draw.rectangle((0, 0, c.WIDTH, head_h - c.px(6)), fill=c.FELT_DARK)
+    draw_text(draw, (MARGIN, c.px(12)), scene.title, TITLE, c.WHITE, bold=True, max_width=room)
+    _token(draw, MARGIN, c.px(33), scene.trump_label, scene.trump, scene.trump_note)
     if scene.led is not None:
-        _token(draw, x, 98, scene.led_label, scene.led, None)
+        if led_beside:
+            _token(draw, MARGIN + trump_w + c.px(12), c.px(33), scene.led_label, scene.led, None)
+        else:
+            _token(draw, MARGIN, c.px(53), scene.led_label, scene.led, None)
     if not scene.cards:
-        draw_text(
-            draw,
-            (c.WIDTH / 2, HEAD_H + slot_h / 2 - 20),
-            scene.empty_label,
-            30,
-            c.MUTED,
-            anchor="m",
-            max_width=c.WIDTH - 2 * MARGIN,
-        )
+        for line_no, text in enumerate(two_lines(scene.empty_label, TITLE, room)):
+            y = head_h + c.px(30) + c.px(18) * line_no
+            draw_text(draw, (c.WIDTH / 2, y), text, TITLE, c.MUTED, anchor="m")
     for index, laid in enumerate(scene.cards):
         line, column = divmod(index, PER_LINE)
         cx = MARGIN + SLOT_W * column + SLOT_W / 2
-        top = HEAD_H + 10 + line * slot_h
+        top = head_h + c.px(4) + line * slot_h
         box = (cx - CARD_W / 2, top, cx + CARD_W / 2, top + CARD_H)
+        edge = c.px(3)
         if laid.best:
             draw.rounded_rectangle(
-                (box[0] - 9, box[1] - 9, box[2] + 9, box[3] + 9),
-                radius=22,
+                (box[0] - edge, box[1] - edge, box[2] + edge, box[3] + edge),
+                radius=c.px(8),
                 outline=c.GOLD,
-                width=6,
+                width=c.px(2),
             )
         draw_face(draw, box, laid.face)
-        names = two_lines(laid.name, 21, SLOT_W - 12, True)
+        names = two_lines(laid.name, TEXT, SLOT_W - c.px(3), True)
         for line_no, line_text in enumerate(names):
-            draw_text(
-                draw,
-                (cx, top + CARD_H + 26 + 26 * line_no),
-                line_text,
-                21,
-                c.WHITE,
-                bold=True,
-                anchor="m",
-            )
+            y = top + CARD_H + c.px(10) + LINE * line_no
+            draw_text(draw, (cx, y), line_text, TEXT, c.WHITE, bold=True, anchor="m")
         if laid.best:
+            crown = c.px(16)
             draw.rounded_rectangle(
-                (box[2] - 40, box[1] - 9, box[2] + 9, box[1] + 40), radius=20, fill=c.GOLD
+                (box[2] - crown + edge, box[1] - edge, box[2] + edge, box[1] + crown - edge),
+                radius=crown // 2,
+                fill=c.GOLD,
             )
             # Top right: the card's own symbols sit in the other two corners.
-            draw_text(draw, (box[2] - 15, box[1] + 15), "♛", 30, c.INK, anchor="m")
-            c.badge(
-                draw,
-                (cx, top + CARD_H + 26 + 26 * len(names) + 8),
-                scene.best_label,
-                18,
-                c.GOLD,
-                c.INK,
-            )
+            middle = (box[2] - crown / 2 + edge, box[1] + crown / 2 - edge)
+            draw_text(draw, middle, "♛", TEXT, c.INK, anchor="m")
+            badge_y = top + CARD_H + c.px(10) + LINE * len(names) + c.px(2)
+            c.badge(draw, (cx, badge_y), scene.best_label, TEXT, c.GOLD, c.INK)
     return c.to_png(image)
 
 
 def sheet_png(scene: SheetScene) -> bytes:
-    """The score sheet as a PNG: a round per line, a column per player, totals below."""
-    players = len(scene.names)
-    label_w = 64
-    col_w = (c.WIDTH - 2 * MARGIN - label_w) / max(players, 1)
-    head_h, row_h, total_h = 130, 62, 64
-    height = head_h + row_h * max(len(scene.rounds), 1) + total_h + 60
+    """The score sheet as a PNG: a line per player with the last round's bid, tricks, bonus
+    and points, and the total (every round is a Scores click away)."""
+    room = c.WIDTH - 2 * MARGIN
+    name_w = c.px(110)
+    last_round = scene.rounds[-1] if scene.rounds else None
+    head_h = c.px(44)
+    names = [two_lines(name, TEXT, name_w, True) for name in scene.names]
+    row_hs = [max(len(lines) * LINE, c.px(22)) + c.px(6) for lines in names]
+    legend = two_lines(f"Σ = {scene.total_label} · {scene.legend}", TEXT, room)
+    height = head_h + sum(row_hs) + c.px(8) + len(legend) * LINE + c.px(4)
     image, draw = c.canvas(int(height))
-    draw.rectangle((0, 0, c.WIDTH, head_h - 8), fill=c.FELT_DARK)
-    draw_text(draw, (MARGIN, 34), scene.title, 30, c.WHITE, bold=True)
-    name_size = 22 if col_w > 120 else 18
-    for index, name in enumerate(scene.names):
-        cx = MARGIN + label_w + col_w * index + col_w / 2
-        lines = two_lines(name, name_size, col_w - 8, True)
-        for line_no, line_text in enumerate(lines):
-            y = 92 - 12 * (len(lines) - 1) + 24 * line_no
-            draw_text(draw, (cx, y), line_text, name_size, c.WHITE, bold=True, anchor="m")
-    top = head_h
-    draw_text(
-        draw, (MARGIN + label_w / 2, 92), scene.round_label, 20, c.MUTED, bold=True, anchor="m"
-    )
-    for number, (round_no, cells) in enumerate(scene.rounds):
-        y = top + row_h * number
-        if number % 2 == 0:
-            draw.rectangle((MARGIN - 10, y, c.WIDTH - MARGIN + 10, y + row_h), fill=c.FELT_DARK)
-        draw_text(
-            draw,
-            (MARGIN + label_w / 2, y + row_h / 2),
-            str(round_no),
-            24,
-            c.MUTED,
-            bold=True,
-            anchor="m",
-        )
-        for index, cell in enumerate(cells):
-            cx = MARGIN + label_w + col_w * index + col_w / 2
+    draw.rectangle((0, 0, c.WIDTH, head_h - c.px(4)), fill=c.FELT_DARK)
+    draw_text(draw, (MARGIN, c.px(13)), scene.title, TITLE, c.WHITE, bold=True, max_width=room)
+    # Column heads: the round's figures, then the total.
+    cell_x = MARGIN + name_w + c.px(6)
+    points_x = c.WIDTH - MARGIN - c.px(62)
+    total_x = c.WIDTH - MARGIN
+    if last_round is not None:
+        head = f"{scene.round_label} {last_round[0]}"
+        draw_text(draw, (cell_x, c.px(32)), head, TEXT, c.MUTED, bold=True)
+    draw_text(draw, (total_x, c.px(32)), "Σ", TEXT, c.GOLD, bold=True, anchor="r")
+    top = float(head_h)
+    for index, lines in enumerate(names):
+        row_h = row_hs[index]
+        if index % 2 == 0:
+            draw.rectangle((0, top, c.WIDTH, top + row_h), fill=c.FELT_DARK)
+        mid = top + row_h / 2
+        first = mid - LINE * (len(lines) - 1) / 2
+        for line_no, line in enumerate(lines):
+            draw_text(draw, (MARGIN, first + LINE * line_no), line, TEXT, c.WHITE, bold=True)
+        if last_round is not None:
+            cell = last_round[1][index]
             mark = "" if cell.exact is None else (" ✓" if cell.exact else " ✗")
             small = f"{cell.bid}/{cell.tricks}{mark}"
             if cell.bonus:
                 small += f" {_signed(cell.bonus)}"
             tone = c.MUTED if cell.exact is not False else c.SORE
-            draw_text(draw, (cx, y + 18), small, 17, tone, anchor="m", max_width=col_w - 6)
-            draw_text(draw, (cx, y + 43), cell.points, 24, c.WHITE, bold=True, anchor="m")
-    y = top + row_h * max(len(scene.rounds), 1)
-    draw.line((MARGIN - 10, y + 4, c.WIDTH - MARGIN + 10, y + 4), fill=c.GOLD, width=3)
-    draw_text(
-        draw, (MARGIN + label_w / 2, y + total_h / 2 + 4), "Σ", 28, c.GOLD, bold=True, anchor="m"
-    )
-    for index, total in enumerate(scene.totals):
-        cx = MARGIN + label_w + col_w * index + col_w / 2
-        if scene.leaders[index]:
-            c.badge(draw, (cx, y + total_h / 2 + 4), _total(total), 28, c.GOLD, c.INK)
+            draw_text(draw, (cell_x, mid), small, TEXT, tone, max_width=points_x - cell_x)
+            draw_text(draw, (points_x, mid), cell.points, TEXT, c.WHITE, bold=True, anchor="r")
+        total = _total(scene.totals[index]) if index < len(scene.totals) else ""
+        if index < len(scene.leaders) and scene.leaders[index]:
+            c.badge(draw, (total_x, mid), total, TITLE, c.GOLD, c.INK, anchor="r")
         else:
-            draw_text(
-                draw, (cx, y + total_h / 2 + 4), _total(total), 28, c.GOLD, bold=True, anchor="m"
-            )
-    draw_text(
-        draw,
-        (MARGIN, height - 30),
-        f"Σ = {scene.total_label} · {scene.legend}",
-        19,
-        c.MUTED,
-        max_width=c.WIDTH - 2 * MARGIN,
-    )
+            draw_text(draw, (total_x - c.px(6), mid), total, TITLE, c.GOLD, bold=True, anchor="r")
+        top += row_h
+    draw.line((MARGIN, top + c.px(2), c.WIDTH - MARGIN, top + c.px(2)), fill=c.GOLD, width=c.px(1))
+    for line_no, line in enumerate(legend):
+        draw_text(draw, (MARGIN, top + c.px(14) + LINE * line_no), line, TEXT, c.MUTED)
     return c.to_png(image)

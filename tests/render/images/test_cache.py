@@ -37,6 +37,20 @@ def test_one_state_is_painted_once() -> None:
     assert cache.get(picture_at(5).key) is None and cache.painted == 3
 
 
+def test_cache_is_bounded_in_bytes() -> None:
+    """However many tables paint, the cache holds at most its bound in bytes (but always
+    the newest picture), dropping the least recently used."""
+    first = PictureCache().paint(picture_at(5))
+    cache = PictureCache(max_bytes=int(len(first) * 2.5))
+    for move in range(5, 12):
+        cache.paint(picture_at(move))
+    assert cache.bytes <= cache.max_bytes
+    assert cache.bytes == sum(len(png) for png in cache._pngs.values())
+    assert cache.get(picture_at(11).key) is not None and cache.get(picture_at(5).key) is None
+    tiny = PictureCache(max_bytes=1)
+    assert tiny.paint(picture_at(5)) == first and tiny.get(picture_at(5).key) == first
+
+
 async def test_many_lookers_wait_for_one_painting_in_a_worker_thread() -> None:
     """Five lookers at once share one painting, which runs off the event loop's thread."""
     threads: list[threading.Thread] = []

@@ -47,12 +47,12 @@ def drawn_chips(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, float]]:
 
 
 def test_table_picture_is_phone_sized_and_small() -> None:
-    """Seven players with long Cyrillic and emoji names and the widest rows: 900 px wide,
+    """Seven players with long Cyrillic and emoji names and the widest rows: phone width,
     under 200 KB, and no taller than it is readable."""
     view = many_cards_view(7)
     png = pictures.table_png(pictures.table_scene(facts("nothanks", 7), view, "ru"))
     image = decode(png)
-    assert image.width == 900
+    assert image.width == cards.WIDTH
     assert image.height < 1600
     assert len(png) <= MAX_PNG
 
@@ -63,14 +63,14 @@ def test_face_up_card_shows_its_number_in_its_place() -> None:
     scene = pictures.table_scene(facts("nothanks", 4), game.view(None), "en")
     scene = type(scene)(**{**{f: getattr(scene, f) for f in scene.__slots__}, "card": 27})
     painted = decode(pictures.table_png(scene))
-    x0, y0 = pictures.MARGIN + 20, pictures.MARGIN
+    x0, y0 = pictures.BIG_X, pictures.MARGIN
     # The upper half: the number, above the chips that lie on the card.
     region = (x0, y0, x0 + pictures.BIG_W, y0 + pictures.BIG_H // 2)
 
     def template(number: int) -> Image.Image:
         image = Image.new("RGB", painted.size, cards.FELT_DARK)
         box = (x0, y0, x0 + pictures.BIG_W, y0 + pictures.BIG_H)
-        cards.number_card(ImageDraw.Draw(image), box, number, 84, number_at=0.36)
+        cards.number_card(ImageDraw.Draw(image), box, number, pictures.BIG_SIZE, number_at=0.36)
         return image.crop(region)
 
     shown = painted.crop(region)

@@ -53,7 +53,7 @@ def test_trick_draws_exactly_the_trick_never_a_hand(monkeypatch: pytest.MonkeyPa
         facts("rage", 8).plain_name(play.player) for play in view.trick
     ]
     assert sum(laid.best for laid in scene.cards) == 1
-    assert decode(png).width == 900 and len(png) <= MAX_PNG
+    assert decode(png).width == cards.WIDTH and len(png) <= MAX_PNG
 
 
 def test_a_players_view_is_refused() -> None:
@@ -123,7 +123,7 @@ def test_score_sheet_after_rounds_and_at_the_end() -> None:
     final = pictures.sheet_scene(facts("rage", 8), ended.view(None), "en")
     assert len(final.rounds) == 10
     big = pictures.sheet_png(final)
-    assert decode(big).width == 900 and len(big) <= MAX_PNG
+    assert decode(big).width == cards.WIDTH and len(big) <= MAX_PNG
 
 
 def test_secret_bids_stay_secret_until_the_round_is_scored() -> None:

@@ -29,6 +29,22 @@ MISS_POINTS = -5
 _ACTION_KEY = {MINUS_FIVE: 0, NO_TRUMP: 1, CHANGE_TRUMP: 2, PLUS_FIVE: 3, JOKER: 416}
 
 
+def _key_table(trump: int, led: int) -> list[int]:
+    """``SimRound.key`` of every card code, for one trump and led colour."""
+    base = [100] * 6
+    if led != NONE:
+        base[led] = 200
+    if trump != NONE:
+        base[trump] = 300
+    table = [base[card >> 4] + (card & 15) for card in range(JOKER)]
+    return table + [_ACTION_KEY[card] for card in range(JOKER, MINUS_FIVE + 1)]
+
+
+# The strength order for each (trump, led) pair, indexed (trump + 1) * 7 + led + 1: a
+# list lookup is much cheaper than a key function in the look-ahead's inner loop.
+_KEYS = [_key_table(trump, led) for trump in range(-1, 6) for led in range(-1, 6)]
+
+
 def colour_of(card: int) -> int:
     """The printed colour of a card, or NONE for action cards."""
     return card >> 4 if card < JOKER else NONE
@@ -268,12 +284,17 @@ class SimRound:
 
     def heuristic_card(self, seat: int) -> tuple[int, int]:
         """The heuristic player's card (and Joker colour) for ``seat``, who is to act."""
-        plays = self.legal(seat)
+        plays = self.hands[seat]
+        led = self.led
+        if led != NONE:
+            follow = [c for c in plays if c < JOKER and c >> 4 == led]
+            if follow:
+                plays = follow
         needs = self.won[seat] < self.bids[seat]
         if len(plays) == 1:
             card = plays[0]
             return card, self.joker_colour(seat, needs) if card == JOKER else NONE
-        key = self.key
+        key = _KEYS[(self.trump + 1) * 7 + led + 1].__getitem__
         if not self.trick:
             card = max(plays, key=key) if needs else min(plays, key=key)
             return card, self.joker_colour(seat, needs) if card == JOKER else NONE
@@ -295,6 +316,8 @@ class SimRound:
 
     def play_out(self) -> None:
         """Play the round to its end with every seat playing the heuristic."""
-        while not self.over:
-            card, named = self.heuristic_card(self.turn)
-            self.play(card, named)
+        hands = self.hands
+        choose, play = self.heuristic_card, self.play
+        while self.trick or hands[self.turn]:
+            card, named = choose(self.turn)
+            play(card, named)

@@ -35,9 +35,10 @@ from bot.engines.rage import Bid, Phase, Play, RageOptions, RageState, RageView
 
 PLAYERS = 4
 LEVELS = ("easy", "normal", "hard")
-# Hard's variants: without its clock, scoring rounds by points instead of the value table,
-# and (as hard@N, N imagined plays a decision, no clock) with another budget.
-VARIANTS = ("hard-uncapped", "hard-points")
+# Hard's variants: without its clock, scoring rounds by the value table's chance to win
+# instead of points (no clock), and (as hard@N, N imagined plays a decision, no clock)
+# with another budget.
+VARIANTS = ("hard-uncapped", "hard-win")
 LEAGUE = ("heuristic", *LEVELS, *(f"legacy-{level}" for level in LEVELS))
 ENTRANTS = (*LEAGUE, *VARIANTS)
 
@@ -58,9 +59,9 @@ def make_player(name: str) -> Decide:
     if name == "hard-uncapped":
         memory = rage.RageMemory()
         return lambda view, rng: rage.choose_rage_action(view, "hard", rng, memory, None)
-    if name == "hard-points" or name.startswith("hard@"):
+    if name == "hard-win" or name.startswith("hard@"):
         budget = int(name.removeprefix("hard@")) if "@" in name else rage_search.PLAY_BUDGET
-        model = None if name == "hard-points" else win_model()
+        model = win_model() if name == "hard-win" else None
         return _searcher(budget, model)
     raise ValueError(f"unknown entrant {name!r}; choose from {', '.join(ENTRANTS)}")
 

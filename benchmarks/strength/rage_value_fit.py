@@ -6,8 +6,8 @@ records, for every seat, how many rounds are left, the seat's margins over the t
 others (total minus their totals, largest rival first) and whether the seat went on to
 win (ties split). Then it fits, for each number of rounds left, a logistic model of the
 chance to win from those margins, by Newton's method in plain Python, and writes the
-coefficients. Hard turns an imagined round's end into that chance (see
-bot/ai/rage_value.py), so it plays for the game, not just the round's points.
+coefficients, read by bot/ai/rage_value.py (the estimates for game reviews, and the
+league's hard-win entrant, which scores imagined rounds by that chance).
 
     uv run python benchmarks/strength/rage_value_fit.py --games 4000 --workers 2
 """

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from bot.ai.levels import Level
 from bot.ai.rage_memory import RageMemory
 from bot.ai.rage_search import search_bid, search_play
-from bot.ai.rage_value import win_model
 from bot.engines.rage import (
     COLOURS,
     DECK,
@@ -74,8 +73,9 @@ NEIGHBOUR_WEIGHT = 0.25
 # Hard: how much the game leader's round points count against our own (see rage_search),
 # where it scores rounds by points rather than by the value table's chance to win.
 RIVAL_WEIGHT = 0.1
-# Hard's clock, a cap only: a search needs about 5 ms of CPU at p95, so the cap bites only
-# when the host is so loaded that a decision waits this long for the CPU (wall seconds).
+# Hard's clock, a cap only (wall seconds): a search takes about 5 ms of CPU at p50 and 12
+# at p95, so the cap bites only when a loaded host keeps a decision waiting for the CPU
+# this long; even then every candidate has been played out in at least one guess.
 HARD_TIME_BUDGET = 0.1
 
 
@@ -414,7 +414,9 @@ def choose_rage_action(
     if Level(level) is Level.HARD:
         deadline = None if time_budget is None else time.perf_counter() + time_budget
         search = search_bid if view.phase is Phase.BIDDING else search_play
-        return search(view, memory, rng, RIVAL_WEIGHT, deadline=deadline, model=win_model())
+        # Scored by points: the value table's chance to win measured no stronger (see
+        # docs/benchmarks.md); it serves the estimates of ``play_values``/``bid_values``.
+        return search(view, memory, rng, RIVAL_WEIGHT, deadline=deadline)
     style = STYLES[Level(level)]
     if not style.remembers:
         memory = None

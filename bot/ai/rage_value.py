@@ -3,9 +3,12 @@
 Learned from self-play of the heuristic (benchmarks/strength/rage_value_fit.py) and
 shipped as plain numbers in data/rage_value.json: for each number of rounds left, a
 logistic model of the chance to win from the margins over the three strongest rivals.
-Hard scores an imagined round's end with it, so it plays for the game: early on every
-point counts about the same, late in the game a safe round is worth more to a leader and
-a long shot more to someone behind. After the last round the chance is exact.
+The look-ahead can score an imagined round's end with it, to play for the game rather
+than the round: late in a game a safe round is worth more to a leader and a long shot
+more to someone behind. After the last round the chance is exact. Measured, hard was no
+stronger that way (47.3% against 48.4% for points, 1,000 games each; see
+docs/benchmarks.md), so hard scores by points, and the table gives the chance to win in
+``rage_search.play_values``/``bid_values`` (for game reviews) and the league's hard-win.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.ai import Level, RageMemory, choose_rage_action, rage
+from bot.ai import Level, RageMemory, choose_rage_action
 from bot.ai.rage_search import (
     Dealer,
     bid_values,
@@ -234,29 +234,46 @@ def test_the_value_table_is_read_from_data_and_makes_sense() -> None:
     assert model.chance([29, 30, 0, 0], 0, 0) == 0.0
 
 
-def test_hard_plays_for_what_the_value_table_says(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Hard scores imagined rounds with the value table: a table that wants to fall behind
-    makes it overtake where the real one makes it duck (so the table is what it uses)."""
+def test_the_estimates_read_the_value_table() -> None:
+    """A review's chance to win comes from the value table: a table that wants to fall
+    behind ranks the two plays the other way round, while the points stay the same."""
     state = RageState.from_deal(
-        ["anja", "bernd", "claudia", "dieter"],
-        {
-            "anja": ["B10", "G5", "Y6"],
-            "bernd": ["B14", "B2", "R3"],
-            "claudia": ["Y7", "Y8", "G9"],
-            "dieter": ["O4", "O5", "B7"],
-        },
-        ["R1", "G2", "G3"],  # red is trump
-        bids={"anja": 1, "bernd": 0, "claudia": 1, "dieter": 1},
+        ["anja", "bernd", "claudia"],
+        {"anja": ["B10", "G5"], "bernd": ["B12", "B3"], "claudia": ["Y7", "Y8"]},
+        ["O1", "O2", "O3"],
+        bids={"anja": 1, "bernd": 0, "claudia": 1},
     )
+    state.totals = [20, 15, 10]
     state.apply("anja", Play(Card.parse("B10")))
     view = state.view("bernd")
-    duck = choose_rage_action(view, Level.HARD, random.Random(1), time_budget=None)
-    assert duck == Play(Card.parse("B2"))
     real = win_model()
     backwards = WinModel({left: tuple(-w for w in ws) for left, ws in real.weights.items()})
-    monkeypatch.setattr(rage, "win_model", lambda: backwards)
-    overtake = choose_rage_action(view, Level.HARD, random.Random(1), time_budget=None)
-    assert overtake == Play(Card.parse("B14"))
+    duck, overtake = Play(Card.parse("B3")), Play(Card.parse("B12"))
+    right = play_values(view, None, random.Random(5), 30, real)
+    wrong = play_values(view, None, random.Random(5), 30, backwards)
+    assert right[duck].win > right[overtake].win
+    assert wrong[duck].win < wrong[overtake].win
+    assert right[duck].points == wrong[duck].points
+
+
+def test_hard_with_the_value_table_plays_for_it() -> None:
+    """The search scores imagined rounds with a value table when given one (hard-win in the
+    league): a table that wants to fall behind makes it overtake where it would duck."""
+    state = RageState.from_deal(
+        ["anja", "bernd", "claudia"],
+        {"anja": ["B10", "G5"], "bernd": ["B12", "B3"], "claudia": ["Y7", "Y8"]},
+        ["O1", "O2", "O3"],
+        bids={"anja": 1, "bernd": 0, "claudia": 1},
+    )
+    state.totals = [20, 15, 10]
+    state.apply("anja", Play(Card.parse("B10")))
+    view = state.view("bernd")
+    real = win_model()
+    backwards = WinModel({left: tuple(-w for w in ws) for left, ws in real.weights.items()})
+    assert search_play(view, None, random.Random(1), 0.1, model=real) == Play(Card.parse("B3"))
+    assert search_play(view, None, random.Random(1), 0.1, model=backwards) == Play(
+        Card.parse("B12")
+    )
 
 
 def test_a_table_fitted_for_other_features_is_refused(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
-"""`/cardtable`: the bot's settings on a server (the language of its tables), the server's
-game history with private replays, and forget-me."""
+"""`/cardtable`: the bot's settings on a server (the language of its tables, pictures, turn
+pings, threads), the server's game history with private replays, and forget-me."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.client.guild_settings import TURN_PING_MODES
 from bot.client.replies import answer_error, answers_user_errors
 from bot.i18n import language_of, t
 from bot.queries.history import load_game, recent_games
@@ -65,13 +66,13 @@ class Cardtable(commands.Cog, name=COG_NAME):
         self.bot = bot
         self.languages = bot.languages
         self.images = bot.images
+        self.settings = (bot.languages, bot.images, bot.turn_pings, bot.threads)
 
     async def cog_load(self) -> None:
         """Answer the records' components; read the settings of servers already connected."""
         self.bot.add_dynamic_items(*ITEMS)
         for guild in self.bot.guilds:
-            await self.languages.load(guild.id)
-            await self.images.load(guild.id)
+            await self.load_settings(guild.id)
 
     async def cog_unload(self) -> None:
         """Stop answering the records' components."""
@@ -80,20 +81,23 @@ class Cardtable(commands.Cog, name=COG_NAME):
     @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:
         """Cache a server's settings when it comes online, before its first click."""
-        await self.languages.load(guild.id)
-        await self.images.load(guild.id)
+        await self.load_settings(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
         """Cache the settings of a server the bot joins (normally none yet)."""
-        await self.languages.load(guild.id)
-        await self.images.load(guild.id)
+        await self.load_settings(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """Forget a server the bot left; its settings stay stored for a return."""
-        self.languages.forget(guild.id)
-        self.images.forget(guild.id)
+        for setting in self.settings:
+            setting.forget(guild.id)
+
+    async def load_settings(self, guild_id: int) -> None:
+        """Read every setting of a server into its cache."""
+        for setting in self.settings:
+            await setting.load(guild_id)
 
     def language_for(self, guild_id: int | None) -> str | None:
         """The server's chosen language for public table messages (see GuildLanguages)."""
@@ -164,6 +168,57 @@ class Cardtable(commands.Cog, name=COG_NAME):
             t(f"settings.images.{show}", interaction.locale), ephemeral=True
         )
 
+    @group.command(name="pings", description="When a turn pings the players it waits for")
+    @app_commands.describe(
+        when="Every turn: at its start and at half time; half time only: one reminder; off: never"
+    )
+    @app_commands.choices(
+        when=[
+            app_commands.Choice(name="every turn", value="every"),
+            app_commands.Choice(name="half time only", value="half"),
+            app_commands.Choice(name="off", value="off"),
+        ]
+    )
+    @answers_user_errors
+    async def pings_setting(self, interaction: discord.Interaction, when: str) -> None:
+        """Choose when this server's turns ping the player (Manage Server)."""
+        if not can_configure(interaction):
+            raise UserError("settings.not_admin")
+        assert interaction.guild_id is not None  # the group is guild-only
+        if when not in TURN_PING_MODES:
+            # Discord sends only the offered choices; an old client's command may not.
+            raise UserError("settings.bad_choice", value=when, choices=", ".join(TURN_PING_MODES))
+        await self.bot.turn_pings.set(interaction.guild_id, when)
+        await interaction.response.send_message(
+            t(f"settings.pings.{when}", interaction.locale), ephemeral=True
+        )
+
+    @group.command(
+        name="threads",
+        description="Open new tables in a thread of their own by default, or in the channel",
+    )
+    @app_commands.describe(
+        use="On: each new table opens in a thread, archived when it ends; off: in the channel"
+    )
+    @app_commands.choices(
+        use=[
+            app_commands.Choice(name="on", value="on"),
+            app_commands.Choice(name="off", value="off"),
+        ]
+    )
+    @answers_user_errors
+    async def threads_setting(self, interaction: discord.Interaction, use: str) -> None:
+        """Choose whether this server's new tables open in a thread (Manage Server)."""
+        if not can_configure(interaction):
+            raise UserError("settings.not_admin")
+        assert interaction.guild_id is not None  # the group is guild-only
+        if use not in ("on", "off"):
+            raise UserError("settings.bad_choice", value=use, choices="on, off")
+        await self.bot.threads.set(interaction.guild_id, use == "on")
+        await interaction.response.send_message(
+            t(f"settings.threads.{use}", interaction.locale), ephemeral=True
+        )
+
     @group.command(name="about", description="What cardtable plays, and this server's settings")
     @answers_user_errors
     async def about(self, interaction: discord.Interaction) -> None:
@@ -177,9 +232,12 @@ class Cardtable(commands.Cog, name=COG_NAME):
             line = t("settings.about.language_default", locale, language=current)
         shown = self.images.images_for(interaction.guild_id)
         pictures = t("settings.about.images_on" if shown else "settings.about.images_off", locale)
-        await interaction.response.send_message(
-            f"{t('settings.about.text', locale)}\n{line}\n{pictures}", ephemeral=True
-        )
+        mode = self.bot.turn_pings.mode_for(interaction.guild_id)
+        pings = t(f"settings.about.pings.{mode}", locale)
+        state = "on" if self.bot.threads.threads_for(interaction.guild_id) else "off"
+        thread_line = t(f"settings.about.threads.{state}", locale)
+        lines = (t("settings.about.text", locale), line, pictures, pings, thread_line)
+        await interaction.response.send_message("\n".join(lines), ephemeral=True)
 
     # -- history and replays ---------------------------------------------------------
 

@@ -189,6 +189,7 @@ class Rage(GameTableCog):
         bots="Computer players to seat right away (default: none)",
         bot_level="How well the computer players play (default: normal)",
         turn_seconds="Seconds per turn before the computer moves for you (default: 60)",
+        thread="Open the table in a thread of its own (default: the server's setting)",
     )
     @app_commands.choices(bot_level=level_choices(SPEC.levels))
     @app_commands.guild_only()
@@ -203,6 +204,7 @@ class Rage(GameTableCog):
         bots: app_commands.Range[int, 0, 7] = 0,
         bot_level: str = "normal",
         turn_seconds: app_commands.Range[int, 15, 600] = 60,
+        thread: bool | None = None,
     ) -> None:
         """Open a lobby in this channel with the chosen variants."""
         options = {
@@ -212,7 +214,7 @@ class Rage(GameTableCog):
             "sweep": sweep,
             "turn_seconds": turn_seconds,
         }
-        await self.open_table(interaction, options, bots=bots, level=bot_level)
+        await self.open_table(interaction, options, bots=bots, level=bot_level, thread=thread)
 
     @group.command(name="stop", description="End the Rage table in this channel")
     @app_commands.guild_only()
@@ -220,6 +222,22 @@ class Rage(GameTableCog):
     async def stop(self, interaction: discord.Interaction) -> None:
         """End this channel's lobby or game (host, or Manage Messages)."""
         await self.stop_table(interaction)
+
+    @group.command(name="review", description="Your costliest decisions in a finished Rage game")
+    @app_commands.describe(
+        number="The game's number in /cardtable history (default: your last game)",
+        table="The game's table number, as its replay shows it (default: your last game)",
+    )
+    @app_commands.guild_only()
+    @answers_user_errors
+    async def review(
+        self,
+        interaction: discord.Interaction,
+        number: app_commands.Range[int, 1, 10_000] | None = None,
+        table: app_commands.Range[int, 1, 2**53] | None = None,
+    ) -> None:
+        """Review the caller's own decisions in a finished game, privately."""
+        await self.show_review(interaction, number, table)
 
     @group.command(name="rules", description="A short summary of the Rage rules")
     @answers_user_errors

@@ -14,7 +14,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 from discord.http import Route
 
-from bot.client.guild_settings import GuildImages, GuildLanguages
+from bot.client.guild_settings import GuildImages, GuildLanguages, GuildThreads, GuildTurnPings
 from bot.client.outbound.guard import InvalidRequests
 from bot.client.outbound.lane import Lane, SendGate
 from bot.client.publishing import DiscordPublisher
@@ -26,6 +26,7 @@ from bot.runtime.health import clear_heartbeat, heartbeat_path, write_heartbeat
 from bot.runtime.settings import Settings
 from bot.storage import Storage, open_storage
 from bot.table.errors import UserError
+from bot.table.review import Reviews
 from bot.table.shards import ShardSet
 from bot.table.tables import Tables
 from bot.table.thinking import ThinkingPool
@@ -82,7 +83,10 @@ class CardtableBot(commands.AutoShardedBot):
     tables: Tables
     languages: GuildLanguages
     images: GuildImages
+    turn_pings: GuildTurnPings
+    threads: GuildThreads
     publisher: DiscordPublisher
+    reviews: Reviews
 
     def __init__(
         self,
@@ -285,6 +289,8 @@ class CardtableBot(commands.AutoShardedBot):
         self.storage.on_availability = self.database_availability
         self.languages = GuildLanguages(self.storage)
         self.images = GuildImages(self.storage)
+        self.turn_pings = GuildTurnPings(self.storage)
+        self.threads = GuildThreads(self.storage)
         self.tables = Tables(
             self.storage,
             clock=now,
@@ -294,6 +300,8 @@ class CardtableBot(commands.AutoShardedBot):
             thinking=ThinkingPool(self.settings.ai_workers),
         )
         self.publisher = DiscordPublisher(self, self.lane)
+        # Game reviews of every game: worked out one at a time in the thinking pool, kept.
+        self.reviews = Reviews(self.tables.thinking)
         self.tables.publisher = self.publisher
         # Command names and descriptions in every catalogue language, applied when synced.
         await self.tree.set_translator(CatalogueTranslator())
@@ -350,9 +358,10 @@ class CardtableBot(commands.AutoShardedBot):
         languages = getattr(self, "languages", None)
         if languages is not None:
             languages.close()
-        images = getattr(self, "images", None)
-        if images is not None:
-            images.close()
+        for setting in ("images", "turn_pings", "threads"):
+            cached = getattr(self, setting, None)
+            if cached is not None:
+                cached.close()
         self.lane.close()
         await super().close()
         storage = getattr(self, "storage", None)

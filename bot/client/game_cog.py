@@ -7,6 +7,7 @@ timers, publishing and errors are shared.
 
 from __future__ import annotations
 
+import io
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -18,12 +19,17 @@ from discord.ext import commands
 
 from bot.client.replies import Reply, answer_error, reply_ephemeral
 from bot.i18n import t
+from bot.queries.history import last_game_of, listed_game, load_game
 from bot.queries.players import PlayerStats, leaderboard, player_stats
 from bot.render.components import Click
+from bot.render.images.cache import Picture
+from bot.render.review import mistake_picture, picture_name, review_message
 from bot.render.stats import STATS_ACTION, computer_label, leaderboard_message, stats_message
 from bot.storage import TableRecord
-from bot.table.errors import TableMovedOn, UserError
+from bot.table.errors import Localized, TableMovedOn, UserError
 from bot.table.meta import TableMeta
+from bot.table.replay import StoredGame
+from bot.table.review import BrokenLog, Review
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec, escape_name, is_computer_id
 
@@ -69,6 +75,8 @@ class GameTableCog(commands.Cog):
     def __init__(self, bot: CardtableBot) -> None:
         self.bot = bot
         self.tables = bot.tables
+        # Game reviews (shared by the games): worked out in the thinking pool, kept.
+        self.reviews = bot.reviews
 
     async def cog_load(self) -> None:
         """Make the game playable and route its clicks here."""
@@ -221,8 +229,14 @@ class GameTableCog(commands.Cog):
         *,
         bots: int = 0,
         level: str = "normal",
+        thread: bool | None = None,
     ) -> None:
-        """`/<game> start`: open a lobby here with the caller as host and first seat."""
+        """`/<game> start`: open a lobby here with the caller as host and first seat; in a
+        thread of its own with ``thread`` True, or where the server's default says so
+        (None: follow it)."""
+        if interaction.guild_id is None:
+            # Discord applies guild_only to top-level commands only: a DM reaches here.
+            raise UserError("error.guild_only")
         channel_id = interaction.channel_id
         assert channel_id is not None
         user = interaction.user
@@ -242,7 +256,113 @@ class GameTableCog(commands.Cog):
             for number in range(1, bots + 1):
                 draft.seat_computer(level, computer_name(number, level, locale))
 
+        in_thread, not_followed = self.thread_choice(interaction, thread)
+        if in_thread:
+            await self.open_in_thread(interaction, record, seat, explicit=thread is not None)
+            return
         await self.open_lobby(interaction, record, seat)
+        if not_followed is not None:
+            note = t("table.thread_fallback", interaction.locale, reason=not_followed)
+            await reply_ephemeral(interaction, note)
+
+    def thread_choice(
+        self, interaction: discord.Interaction, thread: bool | None
+    ) -> tuple[bool, str | None]:
+        """Whether to open the table in a new thread, and why the server's default of
+        threads could not be followed here (None: it could, or it is off).
+
+        An explicit ``thread`` True that cannot be followed is refused (UserError): the
+        person asked for a thread and gets a clear reason and a way on, not a table
+        where they did not want it. The server's default falls back to the channel with
+        a private note instead, so that a channel where threads are impossible still
+        hosts tables.
+        """
+        explicit = thread is not None
+        if not (thread if explicit else self.bot.threads.threads_for(interaction.guild_id)):
+            return False, None
+        kind = getattr(interaction.channel, "type", None)
+        if kind in THREAD_TYPES:
+            if explicit:
+                raise UserError("table.thread_in_thread")
+            return False, None  # already in a thread: the table sits in it
+        if kind not in THREAD_PARENTS:
+            if explicit:
+                raise UserError("table.thread_not_here")
+            return False, None
+        granted = interaction.app_permissions
+        missing = [name for name in THREAD_PERMISSIONS if not getattr(granted, name)]
+        if missing:
+            names = ", ".join(t(f"permission.{name}", interaction.locale) for name in missing)
+            if explicit:
+                raise UserError("table.thread_missing_permissions", permissions=names)
+            return False, names
+        return True, None
+
+    async def open_in_thread(
+        self,
+        interaction: discord.Interaction,
+        record: TableRecord,
+        seat: Callable[[Draft], None],
+        *,
+        explicit: bool,
+    ) -> None:
+        """Open the lobby in a new thread of the channel, named after the game and host.
+
+        Creating the thread and posting in it are two requests through the outbound lane,
+        so the command is deferred first (privately: its answer only points to the
+        thread). If Discord refuses the thread, an explicit request is refused; the
+        server's default falls back to the channel.
+        """
+        require_permissions(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        channel_id = record.channel_id
+        threads = self.bot.publisher.threads
+        locale = self.bot.languages.language_for(interaction.guild_id) or interaction.guild_locale
+        name = t(
+            "table.thread_name",
+            locale,
+            game=self.spec.renderer.title(locale),
+            host=interaction.user.display_name,
+        )
+        try:
+            thread_id = await threads.create(channel_id, name, key=interaction.id)
+        except discord.HTTPException as error:
+            log.warning("could not open a thread in channel %s: %s", channel_id, error)
+            reason = t("table.thread_failed", interaction.locale)
+            if explicit:
+                raise UserError("table.thread_refused", reason=reason) from None
+            await self.tables.open(
+                self.spec, record, seat=seat, post=self.poster(channel_id, record.guild_id)
+            )
+            await reply_ephemeral(
+                interaction, t("table.thread_fallback", interaction.locale, reason=reason)
+            )
+            return
+        record.channel_id = thread_id
+        record.meta["thread"] = channel_id
+        try:
+            await self.tables.open(
+                self.spec, record, seat=seat, post=self.poster(thread_id, record.guild_id)
+            )
+        except BaseException:
+            threads.abandon(thread_id)
+            raise
+        await reply_ephemeral(
+            interaction, t("table.thread_opened", interaction.locale, thread=f"<#{thread_id}>")
+        )
+
+    def poster(
+        self, channel_id: int, guild_id: int | None
+    ) -> Callable[[TableSession], Awaitable[int]]:
+        """How a lobby is posted outside the interaction's answer: a new message in the
+        channel (or thread), through the outbound lane; it returns the message's id."""
+
+        async def post(session: TableSession) -> int:
+            fields = self.bot.publisher.tables.render(session)
+            fields["allowed_mentions"] = discord.AllowedMentions.none()
+            return await self.bot.publisher.threads.post(channel_id, guild_id, **fields)
+
+        return post
 
     async def open_lobby(
         self,
@@ -303,6 +423,10 @@ class GameTableCog(commands.Cog):
             options=dict(old.options),
             meta={"locale": old_meta.locale, "rematch_of": table_id, "invited": invited},
         )
+        if old_meta.thread is not None:
+            # The same thread of ours: archived again when the rematch ends (posting in
+            # it takes it out of the archive).
+            record.meta["thread"] = old_meta.thread
 
         def seat(draft: Draft) -> None:
             # The clicker and the computers keep their seats in the old order.
@@ -422,9 +546,109 @@ class GameTableCog(commands.Cog):
         fields = leaderboard_message(board, renderer.title(locale), renderer.colour, locale)
         await interaction.response.send_message(**fields, ephemeral=True)
 
+    # -- game reviews (private; the work runs in the thinking pool) ------------------------
+
+    async def show_review(
+        self, interaction: discord.Interaction, number: int | None, table: int | None
+    ) -> None:
+        """`/<game> review [number | table]`: the caller's costliest decisions, privately.
+
+        Deferred first: working a review out takes seconds of a worker's time.
+        """
+        if interaction.guild_id is None:
+            raise UserError("error.guild_only")
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        game = await self.game_to_review(interaction, number, table)
+        player = str(interaction.user.id)
+        seat = next((seat for seat in game.seats if seat.player == player), None)
+        if seat is None:
+            raise UserError("review.not_yours")
+        try:
+            review = await self.reviews.review(self.spec, game, seat.seat_player)
+        except BrokenLog:
+            # A move log this version cannot read back, as the replay would say.
+            log.warning("game %s could not be reviewed", game.table_id, exc_info=True)
+            raise UserError("replay.broken") from None
+        fields, files = await self.review_fields(interaction, game, review)
+        await interaction.edit_original_response(**fields, attachments=files)
+
+    async def game_to_review(
+        self, interaction: discord.Interaction, number: int | None, table: int | None
+    ) -> StoredGame:
+        """The game a review asks for: the caller's last one of this game, the history
+        list's ``number``, or the game at ``table``; UserError with the reason otherwise."""
+        guild_id = interaction.guild_id
+        assert guild_id is not None
+        storage = self.tables.storage
+        title = Localized(self.spec.renderer.title)
+        if number is not None and table is not None:
+            raise UserError("review.both")
+        if number is not None:
+            table_id = await listed_game(storage, guild_id, number)
+            if table_id is None:
+                raise UserError("review.no_number", number=number)
+        elif table is not None:
+            table_id = table
+        else:
+            last = await last_game_of(storage, guild_id, str(interaction.user.id), self.spec.name)
+            if last is None:
+                raise UserError("review.none", game=title)
+            table_id = last
+        game = await load_game(storage, guild_id, table_id)
+        if game is None:
+            record = await storage.get_table(table_id)
+            if record is not None and record.guild_id == guild_id and record.status == "running":
+                raise UserError("review.running")
+            raise UserError("history.not_found")
+        if game.game != self.spec.name:
+            other = self.tables.specs.get(game.game)
+            name = Localized(other.renderer.title) if other is not None else game.game
+            raise UserError("review.other_game", game=name)
+        return game
+
+    async def review_fields(
+        self, interaction: discord.Interaction, game: StoredGame, review: Review
+    ) -> tuple[dict[str, Any], list[discord.File]]:
+        """The review's message in the caller's language, and the pictures it shows (where
+        the server shows pictures; painted off the event loop, like a replay's)."""
+        locale = interaction.locale
+        reviewer = self.spec.reviewer
+        assert reviewer is not None
+        files: list[discord.File] = []
+        shown: list[bool] = []
+        with_pictures = self.bot.images.images_for(interaction.guild_id)
+        for rank, mistake in enumerate(review.mistakes, start=1):
+            picture: Picture | None = None
+            if with_pictures:
+                picture = mistake_picture(self.spec, game, mistake, locale)
+            png = None
+            if picture is not None:
+                try:
+                    png = await self.bot.publisher.pictures.paint(picture)
+                except Exception:
+                    log.exception("could not paint a review of game %s; as text", game.table_id)
+            shown.append(png is not None)
+            if picture is not None and png is not None:
+                name = picture_name(rank)
+                files.append(discord.File(io.BytesIO(png), filename=name, description=picture.alt))
+        samples = self.reviews.budget.samples or reviewer.samples
+        fields = review_message(
+            self.spec, game, review, reviewer.level, samples, locale, pictures=shown
+        )
+        return fields, files
+
 
 # What a table needs in its channel: see it, post and edit its message, embeds, replies.
 REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links", "read_message_history")
+# What a table in a thread of its own needs besides: to open the thread and post in it.
+THREAD_PERMISSIONS = ("create_public_threads", "send_messages_in_threads")
+# Channels a table's thread can be opened from, and the channels that are threads.
+THREAD_PARENTS = (discord.ChannelType.text, discord.ChannelType.news)
+THREAD_TYPES = (
+    discord.ChannelType.public_thread,
+    discord.ChannelType.private_thread,
+    discord.ChannelType.news_thread,
+)
 
 
 def require_permissions(interaction: discord.Interaction) -> None:

@@ -129,3 +129,53 @@ class GuildImages(GuildSetting[bool]):
     def images_for(self, guild_id: int | None) -> bool:
         """Whether the server's table messages show pictures; never queries."""
         return self.value_for(guild_id)
+
+
+# When a turn pings the people it waits for: at its start and at half time, at half time
+# only, or never. Every turn by default: an edit of the table never notifies anyone.
+TURN_PING_MODES = ("every", "half", "off")
+
+
+class GuildTurnPings(GuildSetting[str]):
+    """Each server's choice of turn pings (one of TURN_PING_MODES; "every" by default)."""
+
+    what = "turn pings setting"
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(storage, default="every")
+
+    async def read(self, guild_id: int) -> str | None:
+        """The stored choice, or None where the server never chose (or the row is unknown)."""
+        stored = await self.storage.get_guild_turn_pings(guild_id)
+        return stored if stored in TURN_PING_MODES else None
+
+    async def write(self, guild_id: int, value: str) -> None:
+        """Store a server's choice (ValueError for anything but a mode)."""
+        if value not in TURN_PING_MODES:
+            raise ValueError(f"unknown turn pings mode {value!r}")
+        await self.storage.set_guild_turn_pings(guild_id, value)
+
+    def mode_for(self, guild_id: int | None) -> str:
+        """When the server's turns ping the player; never queries."""
+        return self.value_for(guild_id)
+
+
+class GuildThreads(GuildSetting[bool]):
+    """Each server's default for opening a table in a thread of its own (off by default)."""
+
+    what = "threads setting"
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(storage, default=False)
+
+    async def read(self, guild_id: int) -> bool | None:
+        """The stored choice, or None where the server never chose."""
+        return await self.storage.get_guild_threads(guild_id)
+
+    async def write(self, guild_id: int, value: bool) -> None:
+        """Store a server's choice."""
+        await self.storage.set_guild_threads(guild_id, value)
+
+    def threads_for(self, guild_id: int | None) -> bool:
+        """Whether the server's tables open in a thread by default; never queries."""
+        return self.value_for(guild_id)

@@ -8,10 +8,11 @@ from typing import Any
 
 from bot.ai.levels import ALL_LEVELS
 from bot.ai.nothanks import seat_choice
+from bot.ai.review import nothanks_expert, nothanks_values
 from bot.engines.contract import GameEngine
 from bot.engines.nothanks import MAX_PLAYERS, MIN_PLAYERS, PASS, Action, Move, NoThanksGame
 from bot.render.nothanks import NoThanksRenderer
-from bot.table.spec import GameSpec, Letter, ResultRow
+from bot.table.spec import GameSpec, Letter, ResultRow, Reviewer
 
 GAME = "nothanks"
 
@@ -75,4 +76,6 @@ SPEC = GameSpec(
     result_rows=result_rows,
     # No Thanks! has a fourth, slower level (Rage stops at hard).
     levels=ALL_LEVELS,
+    # A review judges each decision by 64 playouts per choice, and asks the expert.
+    reviewer=Reviewer(values=nothanks_values, expert=nothanks_expert, level="expert", samples=64),
 )

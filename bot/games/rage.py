@@ -7,12 +7,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.ai import RageMemory, choose_rage_action
+from bot.ai.review import rage_expert, rage_values
 from bot.engines.contract import GameEngine
 from bot.engines.errors import InvalidSetup
 from bot.engines.rage import ALL_CARDS, Bid, Card, Colour, Play, RageOptions, RageState
 from bot.render.rage import OPTION_NAMES, RageRenderer
 from bot.table.errors import UserError
-from bot.table.spec import GameSpec, ResultRow
+from bot.table.spec import GameSpec, ResultRow, Reviewer
 
 GAME = "rage"
 
@@ -107,4 +108,13 @@ SPEC = GameSpec(
     encode_action=encode_action,
     decode_action=decode_action,
     result_rows=result_rows,
+    # A review judges each decision on 24 guessed deals per choice, and asks hard (Rage's
+    # strongest level); the player's memory is built from their own views.
+    reviewer=Reviewer(
+        values=rage_values,
+        expert=rage_expert,
+        level="hard",
+        samples=24,
+        observe=RageMemory.observe,
+    ),
 )

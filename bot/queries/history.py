@@ -107,3 +107,25 @@ async def load_game(storage: Storage, guild_id: int | None, table_id: int) -> St
         seats=tuple(_seat(row) for row in rows),
         moves=tuple((player, action) for _, player, action in moves),
     )
+
+
+async def last_game_of(storage: Storage, guild_id: int, player: str, game: str) -> int | None:
+    """The table id of a player's last finished game of one kind on a server, or None.
+
+    An indexed read of the player's seats (by server, game and player), newest first.
+    """
+    found = await storage.read(
+        "SELECT g.table_id FROM game_players p JOIN games g ON g.table_id = p.table_id"
+        " WHERE p.guild_id = ? AND p.game = ? AND p.player = ? AND p.status = 'finished'"
+        " ORDER BY g.ended_at DESC, g.table_id DESC LIMIT 1",
+        (guild_id, game, player),
+    )
+    return int(found[0]["table_id"]) if found else None
+
+
+async def listed_game(storage: Storage, guild_id: int, number: int) -> int | None:
+    """The table id of the game numbered ``number`` (from 1) in a server's history list."""
+    if number < 1:
+        return None
+    games = await recent_games(storage, guild_id, number - 1, 1)
+    return games[0].table_id if games else None

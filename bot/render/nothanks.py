@@ -351,6 +351,22 @@ class NoThanksRenderer:
         """The rules summary."""
         return rules_embed(locale)
 
+    def review_action(self, action: str, locale: object) -> str:
+        """A choice as the move log writes it ("take", "pass"), as its button reads."""
+        return t("nothanks.button.take" if action == "take" else "nothanks.button.pass", locale)
+
+    def review_own(self, view: PlayerView, locale: object) -> str:
+        """What only the reviewed player knew at a decision: their own chips (and cards)."""
+        player = view.viewer
+        assert player is not None
+        cards = view.cards[player]
+        return t(
+            "review.nothanks.own",
+            locale,
+            count=view.chips[player] or 0,
+            runs=format_runs(cards) or "—",
+        )
+
     def describe(self, name: str, value: object, facts: TableFacts, locale: object) -> str | None:
         """No Thanks! details (card numbers) read as they are."""
         return None

@@ -529,6 +529,18 @@ class RageRenderer:
         """The rules summary."""
         return rules_embed(locale)
 
+    def review_action(self, action: str, locale: object) -> str:
+        """A choice as the move log writes it ("bid 2", "play R7", "play JOKER b") in words."""
+        kind, _, rest = action.partition(" ")
+        if kind == "bid":
+            return t("review.rage.bid", locale, count=int(rest))
+        code, _, colour = rest.partition(" ")
+        return card_name(Card.parse(code), locale, Colour.parse(colour) if colour else None)
+
+    def review_own(self, view: RageView, locale: object) -> str:
+        """What only the reviewed player knew at a decision: their own hand."""
+        return t("review.rage.own", locale, hand=hand_text(view.hand, locale, view.trump))
+
     def describe(self, name: str, value: object, facts: TableFacts, locale: object) -> str | None:
         """A colour or card code from an engine error in words."""
         try:

@@ -291,6 +291,27 @@ class Storage(ABC):
         """Store whether a server's table messages show pictures of the table."""
         await self._transaction(work.set_guild_images, guild_id, images)
 
+    async def get_guild_turn_pings(self, guild_id: int) -> str | None:
+        """When a server's turns ping the player ("every", "half", "off"); None if it never
+        chose."""
+        rows = await self.read(
+            "SELECT turn_pings FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        )
+        return None if not rows else rows[0]["turn_pings"]
+
+    async def set_guild_turn_pings(self, guild_id: int, mode: str | None) -> None:
+        """Store when a server's turns ping the player; None clears the choice."""
+        await self._transaction(work.set_guild_turn_pings, guild_id, mode)
+
+    async def get_guild_threads(self, guild_id: int) -> bool | None:
+        """Whether a server's tables open in a thread by default; None if it never chose."""
+        rows = await self.read("SELECT threads FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        return None if not rows or rows[0]["threads"] is None else bool(rows[0]["threads"])
+
+    async def set_guild_threads(self, guild_id: int, threads: bool) -> None:
+        """Store whether a server's tables open in a thread of their own by default."""
+        await self._transaction(work.set_guild_threads, guild_id, threads)
+
     async def forget_user(self, user_id: int, anonymous: str, name: str = "former player") -> int:
         """Forget a person in every server's records, in one transaction; rows changed.
 

@@ -182,6 +182,13 @@ MIGRATIONS: Sequence[Migration] = (
     # Whether a server's table messages carry a picture of the table; NULL is the default
     # (on), 0 is off (/cardtable images).
     "ALTER TABLE guild_settings ADD COLUMN images INTEGER",
+    # When a server's turns ping the player (NULL: the default, every turn; "half": at
+    # half time only; "off": never; /cardtable pings) and whether its tables open in a
+    # thread of their own by default (NULL or 0: no; 1: yes; /cardtable threads).
+    """
+    ALTER TABLE guild_settings ADD COLUMN turn_pings TEXT;
+    ALTER TABLE guild_settings ADD COLUMN threads INTEGER;
+    """,
 )
 
 _ID_COLUMN = re.compile(r"\b(\w+_id) INTEGER\b")

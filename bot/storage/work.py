@@ -313,6 +313,26 @@ async def set_guild_images(tx: Transaction, guild_id: int, images: bool) -> None
     )
 
 
+async def set_guild_turn_pings(tx: Transaction, guild_id: int, mode: str | None) -> None:
+    """Store when a server's turns ping the player; the upsert keeps its other settings."""
+    await tx.execute(
+        "INSERT INTO guild_settings (guild_id, turn_pings) VALUES (?, ?)"
+        " ON CONFLICT (guild_id) DO UPDATE SET turn_pings = excluded.turn_pings",
+        guild_id,
+        mode,
+    )
+
+
+async def set_guild_threads(tx: Transaction, guild_id: int, threads: bool) -> None:
+    """Store whether a server's tables open in a thread by default; keeps its other settings."""
+    await tx.execute(
+        "INSERT INTO guild_settings (guild_id, threads) VALUES (?, ?)"
+        " ON CONFLICT (guild_id) DO UPDATE SET threads = excluded.threads",
+        guild_id,
+        int(threads),
+    )
+
+
 async def forget_user(tx: Transaction, player: str, anonymous: str, name: str) -> int:
     """Replace a person by an anonymous id and name in the records; drop their ratings."""
     changed = 0

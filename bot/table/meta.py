@@ -8,20 +8,47 @@ from typing import Any
 
 @dataclass(slots=True)
 class Turn:
-    """The clock of the turn in progress: its move, deadline and whether we pinged."""
+    """The clock of the turn in progress: its move, deadline and whether we pinged.
+
+    ``since`` is the move at which the turn began for the people awaited: a move that only
+    shrinks the set of those awaited (one of several bids at once) continues the turn, so
+    ``since`` and ``called`` (its turn-start ping went out) carry over, while the clock
+    (``move``, ``deadline``, ``pinged``) starts again.
+    """
 
     move: int
     deadline: float
     pinged: bool = False
+    since: int = -1  # -1: the turn began at ``move``
+    called: bool = False
+
+    def __post_init__(self) -> None:
+        if self.since < 0:
+            self.since = self.move
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON form."""
-        return {"move": self.move, "deadline": self.deadline, "pinged": self.pinged}
+        """Plain-JSON form (``since`` and ``called`` only where they say something)."""
+        data: dict[str, Any] = {"move": self.move, "deadline": self.deadline, "pinged": self.pinged}
+        if self.since != self.move:
+            data["since"] = self.since
+        if self.called:
+            data["called"] = True
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Turn:
         """Rebuild from ``to_dict``."""
-        return cls(int(data["move"]), float(data["deadline"]), bool(data.get("pinged", False)))
+        return cls(
+            int(data["move"]),
+            float(data["deadline"]),
+            bool(data.get("pinged", False)),
+            int(data.get("since", -1)),
+            bool(data.get("called", False)),
+        )
+
+    def copy(self) -> Turn:
+        """An independent copy."""
+        return Turn(self.move, self.deadline, self.pinged, self.since, self.called)
 
 
 @dataclass(slots=True)
@@ -68,8 +95,16 @@ class TableMeta:
     rating_changes: dict[str, float] = field(default_factory=dict)  # after a finished game
     # Each player's living DM, edited in place: player -> [channel id, message id].
     dm_messages: dict[str, list[int]] = field(default_factory=dict)
-    # The half-time reminder in the channel, deleted once its turn passes: [message id, move].
+    # The turn ping in the channel, deleted once its turn passes: [message id, move, kind].
+    # Kind 0 (or absent): a half-time reminder, for the clock of ``move``; kind 1: a
+    # turn-start ping, for the turn that began at ``move`` (Turn.since).
     ping_message: list[int] = field(default_factory=list)
+    # When each person last acted at this table (a move, joining, starting, "I'm back"):
+    # someone who acted moments ago is not pinged for their next turn.
+    acted: dict[str, float] = field(default_factory=dict)
+    # The channel the bot opened this table's thread from (the table's channel is that
+    # thread): the thread is archived when the table closes. None: not a thread of ours.
+    thread: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form; empty and default fields are left out to keep rows small."""
@@ -112,6 +147,10 @@ class TableMeta:
             data["dm_messages"] = {k: list(v) for k, v in self.dm_messages.items()}
         if self.ping_message:
             data["ping_message"] = list(self.ping_message)
+        if self.acted:
+            data["acted"] = dict(self.acted)
+        if self.thread is not None:
+            data["thread"] = self.thread
         return data
 
     @classmethod
@@ -141,6 +180,8 @@ class TableMeta:
                 str(k): [int(i) for i in v] for k, v in data.get("dm_messages", {}).items()
             },
             ping_message=[int(i) for i in data.get("ping_message", [])],
+            acted={str(k): float(v) for k, v in data.get("acted", {}).items()},
+            thread=None if data.get("thread") is None else int(data["thread"]),
         )
 
     def copy(self) -> TableMeta:
@@ -155,7 +196,7 @@ class TableMeta:
             computers=dict(self.computers),
             away=list(self.away),
             timeouts=dict(self.timeouts),
-            turn=None if turn is None else Turn(turn.move, turn.deadline, turn.pinged),
+            turn=None if turn is None else turn.copy(),
             notice=None if notice is None else Notice(notice.key, notice.player),
             dm_closed=list(self.dm_closed),
             hint_pending=list(self.hint_pending),
@@ -167,4 +208,6 @@ class TableMeta:
             rating_changes=dict(self.rating_changes),
             dm_messages={player: list(ids) for player, ids in self.dm_messages.items()},
             ping_message=list(self.ping_message),
+            acted=dict(self.acted),
+            thread=self.thread,
         )

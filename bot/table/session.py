@@ -127,6 +127,7 @@ class Draft:
             raise UserError("lobby.full", max=self.spec.max_players)
         self.record.seats.append(user_id)
         self.meta.names[str(user_id)] = name
+        self.acted(str(user_id))
         if user_id in self.meta.invited:
             self.meta.invited.remove(user_id)
         self.remember_locale(user_id, locale)
@@ -176,6 +177,7 @@ class Draft:
         )
         self.record.status = "running"
         self.meta.started_at = self.now
+        self.acted(str(by))
         self.letters += self.spec.start_letters(self._engine)
         self.restamp = True
 
@@ -214,6 +216,7 @@ class Draft:
         self.meta.timeouts.pop(player, None)
         self.meta.notice = None
         self.remember_locale(int(player), locale)
+        self.acted(player)
         return applied
 
     def auto_move(self, player: str, action: Any, *, timed_out: bool) -> Any:
@@ -236,6 +239,7 @@ class Draft:
             raise UserError("table.not_away")
         self.meta.away.remove(player)
         self.meta.timeouts.pop(player, None)
+        self.acted(player)
         self.restamp = True
 
     def set_message(self, message_id: int) -> None:
@@ -249,6 +253,10 @@ class Draft:
             return False
         turn.pinged = True
         return True
+
+    def acted(self, player: str) -> None:
+        """Note that a person acted at the table now (their next turn-start ping may wait)."""
+        self.meta.acted[player] = self.now
 
     def remember_locale(self, user_id: int, locale: str | None) -> None:
         """Note a person's Discord language, so their DMs can use it."""
@@ -298,11 +306,29 @@ class Draft:
 
     def _new_turn(self) -> Turn | None:
         engine = self.engine
-        humans = [p for p in engine.acting_players() if not _plays_itself(self.meta, p)]
+        acting = engine.acting_players()
+        humans = [p for p in acting if not _plays_itself(self.meta, p)]
         if engine.is_over or not humans:
             return None
         seconds = int(self.record.options.get("turn_seconds", DEFAULT_TURN_SECONDS))
-        return Turn(engine.move_number, self.now + seconds)
+        turn = Turn(engine.move_number, self.now + seconds)
+        old = self.meta.turn
+        if old is not None and self._continues(old, acting):
+            turn.since, turn.called = old.since, old.called
+        return turn
+
+    def _continues(self, old: Turn, acting: Sequence[str]) -> bool:
+        """Whether the people awaited are still in the turn that began at ``old.since``:
+        no move was made ("I'm back"), or a move only struck someone off a set of several
+        awaited at once (a bid among simultaneous bids, a computer's included)."""
+        live = self._live_engine
+        if live is None or not self._was_running:
+            return False
+        if live.move_number == self.engine.move_number:
+            return True
+        before = {str(p) for p in live.acting_players()}
+        now = {str(p) for p in acting}
+        return bool(now) and now < before
 
 
 def game_result(

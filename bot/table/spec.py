@@ -186,6 +186,24 @@ ChooseAction = Callable[[Any, str, random.Random, Any], Any]
 
 
 @dataclass(frozen=True, slots=True)
+class Reviewer:
+    """How a game's decisions are judged for a game review (see bot/table/review.py).
+
+    ``values`` and ``expert`` have a computer's shape, (the player's own view, level, rng,
+    ``bot.ai.review.Ask``), so they run in the thinking pool: ``values`` gives each choice
+    (as the move log writes it) and its expected points, more being better; ``expert``
+    the choice of the game's strongest ``level``.
+    """
+
+    values: ChooseAction
+    expert: ChooseAction
+    level: str
+    samples: int  # playouts or guessed deals per choice
+    # What a player remembers, updated with each of their views (None: nothing to keep).
+    observe: Callable[[Any, Any], None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GameSpec:
     """One game as the table core sees it: its engine, renderer and computer player.
 
@@ -227,3 +245,5 @@ class GameSpec:
     decode_action: Callable[[str], Any] = field(default=lambda text: text)
     # The records of a game: (player, score, rank, game-specific figures) in seat order.
     result_rows: Callable[[GameEngine[Any]], list[ResultRow]] = field(default=lambda engine: [])
+    # How a game review judges a player's decisions (None: the game has no review).
+    reviewer: Reviewer | None = None

@@ -17,7 +17,7 @@ from simcord import Env
 from simcord.builders import ChannelHandle, GuildHandle
 
 from bot.client.bot import CardtableBot
-from bot.client.guild_settings import GuildImages, GuildLanguages
+from bot.client.guild_settings import GuildImages, GuildLanguages, GuildThreads, GuildTurnPings
 from bot.i18n import catalogues, t
 from bot.i18n.commands import CatalogueTranslator
 from bot.storage import open_storage
@@ -147,6 +147,8 @@ async def test_language_survives_a_restart(
     restarted.storage = await open_storage(restarted.settings.database)
     restarted.languages = GuildLanguages(restarted.storage)
     restarted.images = GuildImages(restarted.storage)
+    restarted.turn_pings = GuildTurnPings(restarted.storage)
+    restarted.threads = GuildThreads(restarted.storage)
     await restarted.load_extension(EXTENSION)
     cog = restarted.get_cog("Cardtable")
     assert cog is not None
@@ -198,6 +200,8 @@ async def test_failed_background_read_is_logged_and_retried(
     bot.storage = await open_storage(bot.settings.database)
     bot.languages = GuildLanguages(bot.storage)
     bot.images = GuildImages(bot.storage)
+    bot.turn_pings = GuildTurnPings(bot.storage)
+    bot.threads = GuildThreads(bot.storage)
     await bot.storage.set_guild_language(5, "it")
     await bot.load_extension(EXTENSION)
     cog = bot.get_cog("Cardtable")

@@ -11,10 +11,12 @@ from bot.table.timers import LOBBY_TTL
 from tests.e2e.helpers import NAMES, Table, button_ids, message_by_id
 
 
-async def start_table(env: Env, humans: int, **options: object) -> Table:
-    """Open a No Thanks! table with ``humans`` people (plus any bots option) and start it."""
+async def start_table(env: Env, humans: int, pings: str = "every", **options: object) -> Table:
+    """Open a No Thanks! table with ``humans`` people (plus any bots option) and start it,
+    on a server whose turn pings setting is ``pings``."""
     await env.bot.tree.sync()
     guild = env.create_guild()
+    await env.bot.turn_pings.set(guild.id, pings)
     channel = guild.create_text_channel("games")
     players = [guild.add_member(env.create_user(name)) for name in NAMES[:humans]]
     result = await players[0].slash(channel, "nothanks start", **options)
@@ -93,7 +95,7 @@ async def test_three_computers_finish_a_game(simcord_env: Env) -> None:
 
 async def test_half_time_ping_and_timeout_move(simcord_env: Env) -> None:
     """At half time the player is pinged once; at the deadline the computer moves for them."""
-    table = await start_table(simcord_env, 3, turn_seconds=30)
+    table = await start_table(simcord_env, 3, pings="half", turn_seconds=30)
     active = table.game.active_player
     assert "<t:" in table.embed.description  # the deadline as a relative timestamp
     await simcord_env.advance_time(16)
@@ -231,7 +233,7 @@ async def test_the_player_to_act_is_mentioned_in_the_content(simcord_env: Env) -
 
 async def test_the_reminder_is_deleted_when_the_turn_passes(simcord_env: Env) -> None:
     """One reminder at half time, deleted once the turn passes: the channel keeps none."""
-    table = await start_table(simcord_env, 3, turn_seconds=30)
+    table = await start_table(simcord_env, 3, pings="half", turn_seconds=30)
     for _ in range(3):
         await simcord_env.advance_time(16)
         assert len(reminders(table)) == 1
@@ -246,7 +248,7 @@ async def test_a_passed_reminder_is_deleted_after_restart(
     simcord_env: Env, make_bot: Callable[[], CardtableBot]
 ) -> None:
     """A reminder whose turn passed while its deletion was pending goes after a restart."""
-    table = await start_table(simcord_env, 3, turn_seconds=30)
+    table = await start_table(simcord_env, 3, pings="half", turn_seconds=30)
     await simcord_env.advance_time(16)
     (reminder,) = reminders(table)
     # As if the bot had stopped after the turn passed but before deleting the reminder.

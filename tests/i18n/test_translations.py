@@ -49,6 +49,7 @@ SAME_AS_ENGLISH = {
         "rage.why.bonus",
         "final.rating_change",  # "Δ +36": a symbol and a number
         "game.rage.name",  # a proper name, the same in every language
+        "table.thread_name",  # "{game} — {host}": only placeholders and a dash
     },
     "ru": {
         "cmd.nothanks.name",
@@ -58,8 +59,21 @@ SAME_AS_ENGLISH = {
         "nothanks.log.pass",
     },
     # "Computer" and "normal" are German words too; "Computer" is Italian as well.
-    "de": {"table.computer_name", "table.level.normal", "cmd.choice.normal.name"},
-    "it": {"table.computer_name"},
+    # "Thread" is Discord's own word for a thread in its German and Italian clients.
+    "de": {
+        "table.computer_name",
+        "table.level.normal",
+        "cmd.choice.normal.name",
+        "cmd.cardtable.threads.name",
+        "cmd.nothanks.start.thread.name",
+        "cmd.rage.start.thread.name",
+    },
+    "it": {
+        "table.computer_name",
+        "cmd.cardtable.threads.name",
+        "cmd.nothanks.start.thread.name",
+        "cmd.rage.start.thread.name",
+    },
 }
 
 

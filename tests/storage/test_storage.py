@@ -667,6 +667,25 @@ async def test_guild_images_round_trip(storage: Storage) -> None:
     assert await storage.get_guild_images(5) is None
 
 
+async def test_guild_turn_pings_and_threads_round_trip(storage: Storage) -> None:
+    """Turn pings and the threads default start unset, are stored and replaced, and keep
+    the server's other settings (each is an upsert of its own column)."""
+    assert await storage.get_guild_turn_pings(DISCORD_ID) is None
+    assert await storage.get_guild_threads(DISCORD_ID) is None
+    await storage.set_guild_images(DISCORD_ID, False)
+    await storage.set_guild_turn_pings(DISCORD_ID, "half")
+    await storage.set_guild_threads(DISCORD_ID, True)
+    await storage.set_guild_turn_pings(DISCORD_ID, "off")
+    assert await storage.get_guild_turn_pings(DISCORD_ID) == "off"
+    assert await storage.get_guild_threads(DISCORD_ID) is True
+    assert await storage.get_guild_images(DISCORD_ID) is False
+    await storage.set_guild_threads(DISCORD_ID, False)
+    assert await storage.get_guild_threads(DISCORD_ID) is False
+    assert await storage.get_guild_turn_pings(DISCORD_ID) == "off"
+    assert await storage.get_guild_turn_pings(5) is None
+    assert await storage.get_guild_threads(5) is None
+
+
 async def test_rematch_and_forget_user(storage: Storage) -> None:
     """A rematch is found by its metadata; a forgotten player leaves no name or rating."""
     old = await storage.create_table(

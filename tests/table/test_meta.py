@@ -15,7 +15,7 @@ def full_meta() -> TableMeta:
         computers={"-1": "hard"},
         away=["2"],
         timeouts={"2": 2},
-        turn=Turn(7, 99.0, pinged=True),
+        turn=Turn(7, 99.0, pinged=True, since=5, called=True),
         notice=Notice("table.timed_out", "2"),
         dm_closed=["3"],
         hint_pending=["3"],
@@ -27,6 +27,8 @@ def full_meta() -> TableMeta:
         rating_changes={"1": 1.5},
         dm_messages={"1": [10, 11]},
         ping_message=[12, 7],
+        acted={"1": 30.0},
+        thread=40,
     )
 
 
@@ -43,7 +45,7 @@ def test_copy_shares_no_mutable_part() -> None:
     meta = full_meta()
     before = meta.to_dict()
     draft = meta.copy()
-    for name in ("names", "user_locales", "computers", "timeouts", "rating_changes"):
+    for name in ("names", "user_locales", "computers", "timeouts", "rating_changes", "acted"):
         getattr(draft, name)["x"] = getattr(draft, name).get("1", 0)
     for name in ("away", "dm_closed", "hint_pending", "invited", "ping_message"):
         getattr(draft, name).append(0)
@@ -60,3 +62,14 @@ def test_stored_form_leaves_out_only_empty_fields() -> None:
     kept = TableMeta(closed_by=0, rematch_of=0, started_at=0.0).to_dict()
     assert kept == {"opened_at": 0.0, "closed_by": 0, "rematch_of": 0, "started_at": 0.0}
     assert set(full_meta().to_dict()) == set(TableMeta.__dataclass_fields__)
+
+
+def test_a_turn_stores_since_and_called_only_when_they_say_something() -> None:
+    """A turn that began at its own move leaves out ``since``; an older row without them
+    reads as a turn that began at its move and was not called."""
+    assert Turn(3, 9.0).to_dict() == {"move": 3, "deadline": 9.0, "pinged": False}
+    assert Turn(3, 9.0).since == 3
+    carried = Turn(5, 9.0, since=3, called=True)
+    assert Turn.from_dict(carried.to_dict()) == carried
+    old = Turn.from_dict({"move": 4, "deadline": 1.0, "pinged": True})
+    assert (old.since, old.called) == (4, False)

@@ -784,3 +784,59 @@ async def test_restore_skips_a_row_with_unparsable_json(
         assert again.id != broken.id
     finally:
         tables.close()
+
+
+# -- the turn a ping is for ---------------------------------------------------------------
+
+
+def human(draft: Draft, player: str, action: Any) -> Any:
+    """A person's move, whatever the move number."""
+    return draft.human_move(player, action, expected_move=None, locale=None)
+
+
+async def test_a_bid_among_simultaneous_bids_continues_the_turn(h: Harness) -> None:
+    """With hidden bids everyone bids at once: a bid restarts the clock but not the turn
+    (since, called carry over); the first card awaited is a new turn."""
+    session = await started(h, RAGE, hidden_bids=True)
+    turn = session.meta.turn
+    assert turn is not None and turn.since == turn.move == 0
+
+    def call(draft: Draft) -> None:
+        assert draft.meta.turn is not None
+        draft.meta.turn.called = True
+
+    await session.change(call)
+    bidders = list(session.acting_players())
+    assert len(bidders) == 3
+    for count, player in enumerate(bidders[:-1], start=1):
+        h.clock.advance(5)
+        action = a_legal_move(session, player)
+        await session.change(partial(human, player=player, action=action))
+        turn = session.meta.turn
+        assert turn is not None
+        assert (turn.move, turn.since, turn.called) == (count, 0, True)
+        assert turn.deadline == h.clock() + DEFAULT_TURN_SECONDS
+    last = bidders[-1]
+    action = a_legal_move(session, last)
+    await session.change(lambda d: d.human_move(last, action, expected_move=None, locale=None))
+    turn = session.meta.turn
+    assert turn is not None and turn.since == turn.move == 3 and not turn.called
+
+
+async def test_each_own_action_is_remembered_with_its_time(h: Harness) -> None:
+    """Joining, starting and moving note when each person last acted; a timed-out move
+    made for them does not."""
+    session = await open_lobby(h, NOTHANKS)
+    assert session.meta.acted == {str(HOST): T0}
+    h.clock.advance(10)
+    await seat(session, BEN, CID)
+    h.clock.advance(10)
+    await session.change(lambda d: d.start(HOST, 7))
+    assert session.meta.acted == {str(HOST): T0 + 20, str(BEN): T0 + 10, str(CID): T0 + 10}
+    player = acting(session)
+    h.clock.advance(5)
+    await session.change(lambda d: d.auto_move(player, PASS, timed_out=True))
+    assert session.meta.acted[player] <= T0 + 20
+    mover = acting(session)
+    await session.change(lambda d: d.human_move(mover, PASS, expected_move=None, locale=None))
+    assert session.meta.acted[mover] == T0 + 25

@@ -31,7 +31,7 @@ import logging
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,7 @@ TOKEN_SLACK = 1e-6
 HELD_BACK_POLL = 1.0
 
 Work = Callable[[], Awaitable[object]]
+R = TypeVar("R")
 
 
 class Priority(IntEnum):
@@ -124,6 +125,27 @@ class Lane:
         self._idle.clear()
         self._kick()
 
+    async def call(self, key: Hashable, priority: Priority, work: Callable[[], Awaitable[R]]) -> R:
+        """Put ``work`` in the lane and wait for its result (or its error).
+
+        For a request whose answer the caller needs (a thread to post in). ``key`` must name
+        this request alone: a put under the same key would replace it.
+        """
+        done: asyncio.Future[R] = asyncio.get_running_loop().create_future()
+
+        async def run() -> None:
+            try:
+                result = await work()
+            except Exception as error:
+                if not done.done():
+                    done.set_exception(error)
+            else:
+                if not done.done():
+                    done.set_result(result)
+
+        self.put(key, priority, run)
+        return await done
+
     def limit_to(self, ceiling: Callable[[], int]) -> None:
         """Only start work of priorities up to what ``ceiling`` says (0: none); the rest waits.
 
@@ -137,6 +159,14 @@ class Lane:
     def pending(self) -> int:
         """How many keys have work waiting (not counting work in flight)."""
         return sum(len(queue) for queue in self._queues.values()) + len(self._held)
+
+    def busy(self, key: Hashable) -> bool:
+        """Whether a key has work waiting or in flight (work that must go before another's)."""
+        return (
+            key in self._running
+            or key in self._held
+            or any(key in queue for queue in self._queues.values())
+        )
 
     def pending_at(self, priority: Priority) -> int:
         """How many keys of one priority have work waiting to start."""

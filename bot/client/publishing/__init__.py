@@ -3,7 +3,8 @@
 - `tables`: the public table message, edited "latest state wins";
 - `pictures`: the table's picture, painted once per state and uploaded when it changed;
 - `dms`: players' DMs and the living DM edited in place;
-- `pings`: half-time reminders and their deletion.
+- `pings`: turn pings (at a turn's start, at half time) and their deletion;
+- `threads`: the thread a table opens in, and archiving it when the table closes.
 
 `DiscordPublisher` ties them together as the table core's `Publisher`
 (bot.table.tables); it needs only a `Host` (bot.client.publishing.host), not the bot class.
@@ -28,6 +29,7 @@ from bot.client.publishing.host import Host
 from bot.client.publishing.pictures import Pictures, TablePicture
 from bot.client.publishing.pings import TurnPings
 from bot.client.publishing.tables import TableMessages
+from bot.client.publishing.threads import TableThreads
 from bot.storage import BrokenRow
 from bot.table.session import TableSession
 from bot.table.spec import Letter
@@ -42,6 +44,7 @@ class DiscordPublisher:
         self.tables = TableMessages(host, self.pictures, self.lane)
         self.dms = PlayerDms(host, self.lane)
         self.pings = TurnPings(host, self.lane, locale_of=self.tables.table_locale)
+        self.threads = TableThreads(host, self.lane)
 
     def refresh(self, session: TableSession) -> None:
         """Bring the table's public message up to date soon (latest state wins)."""
@@ -52,7 +55,7 @@ class DiscordPublisher:
         self.dms.deliver(session, letters)
 
     async def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
-        """Ping the people whose turn it is, once, at half time (queued, not waited for)."""
+        """Remind the people whose turn it is, once, at half time (queued, not waited for)."""
         self.pings.ping(session, players, deadline)
 
     def close(self) -> None:
@@ -60,8 +63,11 @@ class DiscordPublisher:
         self.lane.close()
 
     def tidy(self, session: TableSession) -> None:
-        """Delete the half-time reminder soon, once the turn it was for has passed."""
+        """After every change: delete a ping whose turn passed, ping a turn that started,
+        archive the thread of a table that closed (all soon)."""
         self.pings.tidy(session)
+        self.pings.announce(session)
+        self.threads.closed(session)
 
     def show_broken(self, row: BrokenRow) -> None:
         """Tell a quarantined table's channel, on its message, that it could not be restored."""

@@ -8,7 +8,7 @@ from typing import Protocol
 import discord
 from discord.http import HTTPClient
 
-from bot.client.guild_settings import GuildImages, GuildLanguages
+from bot.client.guild_settings import GuildImages, GuildLanguages, GuildThreads, GuildTurnPings
 from bot.table.tables import Tables
 
 
@@ -23,6 +23,8 @@ class Host(Protocol):
     tables: Tables
     languages: GuildLanguages
     images: GuildImages
+    turn_pings: GuildTurnPings
+    threads: GuildThreads
     http: HTTPClient
     allowed_mentions: discord.AllowedMentions | None
 

@@ -1,8 +1,21 @@
-"""Half-time reminders: one message that pings the people whose turn it is, deleted once
-the turn has passed (even after a restart: the message is remembered with the table).
+"""Turn pings: a short message that mentions the people a turn waits for, deleted once the
+turn has passed (even after a restart: the message is remembered with the table).
 
-Both go through the outbound lane: a reminder at the priority of turn pings, its deletion
-as cosmetic work."""
+Edits never notify anyone, so the table's own "your turn" line does not reach a player
+who is not looking; a new message does. What a server gets is its /cardtable pings
+setting (bot.client.guild_settings.GuildTurnPings):
+
+- ``every``: a ping when a turn starts, and a reminder at half time;
+- ``half``: the reminder at half time only;
+- ``off``: neither.
+
+A turn-start ping skips whoever acted at this table in the last ``RECENTLY`` seconds
+(they are looking at it), and computers and seats a computer plays are never pinged. A
+table has at most one ping message at a time: a newer one deletes the one before it. All
+of it goes through the outbound lane, under one key per table, so a newer turn replaces a
+ping still waiting: pings at the priority of turn pings, deletions of passed ones as
+cosmetic work.
+"""
 
 from __future__ import annotations
 
@@ -18,15 +31,23 @@ from bot.table.session import Draft, TableSession
 
 log = logging.getLogger(__name__)
 
+# Seconds since a person's own last action at a table within which their next turn
+# starts without a ping.
+RECENTLY = 30.0
+# What a remembered ping message is for (the third number of TableMeta.ping_message).
+HALF_TIME = 0  # the reminder of one turn clock (Turn.move)
+TURN_START = 1  # the ping of a turn (Turn.since)
+
 
 class TurnPings:
-    """Posts and tidies the half-time reminders.
+    """Posts and tidies the turn pings of every table.
 
     Usage::
 
         pings = TurnPings(bot, lane, locale_of=messages.table_locale)
-        pings.ping(session, ["123"], deadline)  # soon; a real mention: it notifies
-        pings.tidy(session)  # deletes it soon once the turn has passed
+        pings.announce(session)  # after a change: pings a turn that just started, soon
+        pings.ping(session, ["123"], deadline)  # at half time; a real mention: it notifies
+        pings.tidy(session)  # deletes the ping soon once its turn has passed
     """
 
     def __init__(self, host: Host, lane: Lane, locale_of: Callable[[TableSession], object]) -> None:
@@ -34,9 +55,64 @@ class TurnPings:
         self.lane = lane
         self.locale_of = locale_of
 
-    def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
-        """Ping the people whose turn it is, once, at half time (soon, through the lane)."""
+    def mode(self, session: TableSession) -> str:
+        """The server's turn pings setting for this table."""
+        return self.host.turn_pings.mode_for(session.record.guild_id)
+
+    # -- at the start of a turn -----------------------------------------------------------
+
+    def callees(self, session: TableSession) -> list[str]:
+        """The people to ping for the turn in progress: those it waits for, less computers
+        and seats a computer plays, less whoever acted here in the last RECENTLY seconds."""
+        turn = session.meta.turn
+        if turn is None or not session.is_open:
+            return []
+        now = session.clock()
+        acted = session.meta.acted
+        return [
+            player
+            for player in session.acting_players()
+            if not session.plays_itself(player) and now - acted.get(player, -RECENTLY) >= RECENTLY
+        ]
+
+    def announce(self, session: TableSession) -> None:
+        """After a change: if a turn started that nobody was pinged for, ping it soon."""
+        turn = session.meta.turn
+        if turn is None or turn.called or turn.pinged or self.mode(session) != "every":
+            return  # no turn, or it was pinged (at its start or at half time)
+        if not self.callees(session):
+            return  # everyone awaited is at the table; a later change of this turn looks again
+        since = turn.since
+        self.lane.put(("ping", session.id), Priority.PING, lambda: self._announce(session, since))
+
+    async def _announce(self, session: TableSession, since: int) -> None:
+        turn = session.meta.turn
+        if (
+            turn is None
+            or turn.since != since
+            or turn.called
+            or turn.pinged
+            or self.mode(session) != "every"
+        ):
+            return  # the turn passed (or was pinged) while the ping waited
+        players = self.callees(session)
         if not players:
+            return
+        locale = self.locale_of(session)
+        text = t(
+            "table.turn_ping",
+            locale,
+            players=", ".join(f"<@{p}>" for p in players),
+            game=session.spec.renderer.title(locale),
+            link=session.jump_url,
+        )
+        await self._post(session, players, text, since, TURN_START)
+
+    # -- at half time ---------------------------------------------------------------------
+
+    def ping(self, session: TableSession, players: Sequence[str], deadline: float) -> None:
+        """Remind the people whose turn it is, once, at half time (soon, through the lane)."""
+        if not players or self.mode(session) == "off":
             return
         move = session.meta.turn.move if session.meta.turn is not None else -1
         self.lane.put(
@@ -51,16 +127,28 @@ class TurnPings:
         turn = session.meta.turn
         if turn is None or turn.move != move:
             return  # the turn passed while the reminder waited: it would only confuse
-        await self.host.wait_until_ready()
-        channel = self.host.get_partial_messageable(
-            session.channel_id, guild_id=session.record.guild_id
-        )
         text = t(
             "table.ping",
             self.locale_of(session),
             players=", ".join(f"<@{p}>" for p in players),
             deadline=int(deadline),
         )
+        await self._post(session, players, text, move, HALF_TIME)
+
+    # -- posting and tidying --------------------------------------------------------------
+
+    async def _post(
+        self, session: TableSession, players: list[str], text: str, key: int, kind: int
+    ) -> None:
+        """Post a ping that mentions exactly ``players``, after deleting the table's
+        previous one (one at a time), and remember it with the table."""
+        await self.host.wait_until_ready()
+        channel = self.host.get_partial_messageable(
+            session.channel_id, guild_id=session.record.guild_id
+        )
+        previous = list(session.meta.ping_message)
+        if previous:
+            await self._delete(session, previous[0])
         try:
             message = await channel.send(
                 text,
@@ -73,42 +161,32 @@ class TurnPings:
             return
 
         def remember(draft: Draft) -> None:
-            draft.meta.ping_message = [message.id, move]
+            draft.meta.ping_message = [message.id, key, kind]
+            turn = draft.meta.turn
+            # Either ping calls the turn: no turn-start ping follows a half-time reminder.
+            if turn is not None and (turn.since if kind == TURN_START else turn.move) == key:
+                turn.called = True
 
         try:
             # Remembered, so that it is deleted when the turn passes, even after a restart.
             await session.change(remember, then=shown)
         except Exception:
-            log.warning("could not remember the reminder of table %s", session.id)
+            log.warning("could not remember the ping of table %s", session.id)
 
     def tidy(self, session: TableSession) -> None:
-        """Delete the half-time reminder soon, once the turn it was for has passed."""
-        if not self._reminder_passed(session):
-            return
-        self.lane.put(("tidy", session.id), Priority.COSMETIC, lambda: self._tidy(session))
-
-    @staticmethod
-    def _reminder_passed(session: TableSession) -> bool:
-        reminder = session.meta.ping_message
-        if not reminder:
-            return False
-        turn = session.meta.turn
-        return turn is None or turn.move != reminder[1]
-
-    async def _tidy(self, session: TableSession) -> None:
-        await self.host.wait_until_ready()
+        """Delete the table's ping soon, once the turn it was for has passed."""
         reminder = list(session.meta.ping_message)
-        if not self._reminder_passed(session):
+        if not passed(session, reminder):
             return
-        channel = self.host.get_partial_messageable(
-            session.channel_id, guild_id=session.record.guild_id
+        self.lane.put(
+            ("unping", reminder[0]), Priority.COSMETIC, lambda: self._tidy(session, reminder)
         )
-        try:
-            await channel.get_partial_message(reminder[0]).delete()
-        except discord.NotFound:
-            pass  # already gone
-        except discord.HTTPException:
-            log.warning("could not delete the reminder of table %s", session.id, exc_info=True)
+
+    async def _tidy(self, session: TableSession, reminder: list[int]) -> None:
+        if session.meta.ping_message != reminder:
+            return  # a newer ping deleted it before it was posted
+        await self.host.wait_until_ready()
+        await self._delete(session, reminder[0])
 
         def forget(draft: Draft) -> None:
             if draft.meta.ping_message == reminder:
@@ -117,4 +195,27 @@ class TurnPings:
         try:
             await session.change(forget, then=shown)
         except Exception:
-            log.warning("could not forget the reminder of table %s", session.id)
+            log.warning("could not forget the ping of table %s", session.id)
+
+    async def _delete(self, session: TableSession, message_id: int) -> None:
+        channel = self.host.get_partial_messageable(
+            session.channel_id, guild_id=session.record.guild_id
+        )
+        try:
+            await channel.get_partial_message(message_id).delete()
+        except discord.NotFound:
+            pass  # already gone
+        except discord.HTTPException:
+            log.warning("could not delete the ping of table %s", session.id, exc_info=True)
+
+
+def passed(session: TableSession, reminder: Sequence[int]) -> bool:
+    """Whether a remembered ping's turn has passed (so it should go)."""
+    if not reminder:
+        return False
+    turn = session.meta.turn
+    if turn is None or not session.is_open:
+        return True
+    kind = reminder[2] if len(reminder) > 2 else HALF_TIME
+    current = turn.since if kind == TURN_START else turn.move
+    return current != reminder[1]

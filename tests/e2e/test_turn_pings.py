@@ -1,0 +1,261 @@
+"""Turn pings in SimCord: a new message mentions whom a turn waits for when it starts, and is
+deleted when the turn passes; whoever acted in the last 30 s is not pinged; /cardtable pings
+chooses every turn, half time only or off; computers are never pinged; restarts keep it.
+
+Time is SimCord's virtual clock (the bot's clock reads it): "31 s later" is
+``advance_time(31)``, never a sleep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import discord
+import pytest
+from simcord import Env
+
+from bot.client.bot import CardtableBot
+from bot.client.publishing.pings import RECENTLY
+from bot.engines.rage import Bid, Phase
+from tests.e2e.helpers import NAMES, Table
+from tests.e2e.test_rage_table import RageTable
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+# Long enough that half time (60 s) never comes unless a test waits for it.
+TURN = 120
+PING_TEXT = "your turn at"
+
+
+def pings(channel: Any) -> list[discord.Message]:
+    """The turn-start pings in a channel now (half-time reminders say 'at this table')."""
+    return [
+        m for m in channel.history() if PING_TEXT in m.content and "this table" not in m.content
+    ]
+
+
+def reminders(channel: Any) -> list[discord.Message]:
+    """The half-time reminders in a channel now."""
+    return [m for m in channel.history() if "your turn at this table" in m.content]
+
+
+def sent_mentions(env: Env, message_id: int) -> dict[str, Any]:
+    """The allowed_mentions the bot sent with the message that became ``message_id``."""
+    for request in env.http_requests:
+        body = request.json
+        if (
+            request.method == "POST"
+            and request.path.endswith("/messages")
+            and isinstance(body, dict)
+            and PING_TEXT in str(body.get("content"))
+        ):
+            last = body
+    # The newest ping request is the one whose message is asked about (tests ask at once).
+    assert last is not None, message_id
+    return dict(last["allowed_mentions"])
+
+
+async def setup(env: Env, *, pings_mode: str | None = None) -> tuple[Any, Any, list[Any], Any]:
+    """A server (text only: faster) with an admin and three more people; its pings setting
+    set by the admin through /cardtable pings when ``pings_mode`` is given."""
+    await env.bot.tree.sync()
+    guild = env.create_guild()
+    await env.bot.images.set(guild.id, False)
+    channel = guild.create_text_channel("games")
+    admins = guild.create_role("Admins", permissions=discord.Permissions(manage_guild=True))
+    admin = guild.add_member(env.create_user("ada"), roles=[admins])
+    players = [guild.add_member(env.create_user(name)) for name in NAMES[:3]]
+    if pings_mode is not None:
+        answer = await admin.slash(channel, "cardtable pings", when=pings_mode)
+        assert answer.ephemeral
+    return guild, channel, players, admin
+
+
+async def nothanks(env: Env, pings_mode: str | None = None, **options: Any) -> Table:
+    """A started No Thanks! table of three people who joined more than 30 s before the deal,
+    so that the first turn's player is owed a ping unless they dealt."""
+    guild, channel, players, _ = await setup(env, pings_mode=pings_mode)
+    options.setdefault("turn_seconds", TURN)
+    result = await players[0].slash(channel, "nothanks start", **options)
+    session = env.bot.tables.in_channel(channel.id)
+    table = Table(env, guild, channel, players, result.response.id, session.id)
+    for player in players[1:]:
+        await table.click(player, "Join")
+    await env.advance_time(RECENTLY + 1)
+    await table.click(players[0], "Start")
+    await env.advance_time(0.1)
+    return table
+
+
+async def pass_turn(table: Table) -> str:
+    """The player to act passes (or takes, without chips); returns who acted."""
+    actor = table.active()
+    label = "No thanks!" if table.game.chips[table.game.active] else "Take"
+    await table.click(actor, label)
+    await table.env.advance_time(0.1)
+    return str(actor.id)
+
+
+async def test_a_turn_start_pings_the_player_with_a_real_mention(simcord_env: Env) -> None:
+    """The first player (not the dealer) gets a new message that mentions them and only them."""
+    table = await nothanks(simcord_env)
+    if table.game.active_player == str(table.players[0].id):
+        await pass_turn(table)  # the dealer acted just now: the next player is the one owed
+    active = table.game.active_player
+    (ping,) = pings(table.channel)
+    assert f"<@{active}>" in ping.content
+    assert "No Thanks!" in ping.content and "discord.com/channels/" in ping.content
+    assert [user.id for user in ping.mentions] == [int(active)]
+    mentions = sent_mentions(simcord_env, ping.id)
+    assert mentions.get("parse", []) == [] and mentions.get("replied_user") is not True
+    assert list(map(str, mentions["users"])) == [active]
+    assert table.session.meta.ping_message[0] == ping.id
+
+
+async def test_the_ping_is_deleted_when_the_turn_passes(simcord_env: Env) -> None:
+    """When the pinged player acts, their ping goes; the channel never holds two."""
+    table = await nothanks(simcord_env)
+    if table.game.active_player == str(table.players[0].id):
+        await pass_turn(table)
+    (first,) = pings(table.channel)
+    await simcord_env.advance_time(RECENTLY + 1)  # so that everyone is owed a ping again
+    for _ in range(3):
+        before = pings(table.channel)
+        assert len(before) == 1
+        acted = await pass_turn(table)
+        after = pings(table.channel)
+        assert len(after) <= 1
+        assert before[0].id not in [m.id for m in after]  # the passed turn's ping is gone
+        if after:
+            assert f"<@{acted}>" not in after[0].content
+        await simcord_env.advance_time(RECENTLY + 1)
+    assert first.id not in [m.id for m in table.channel.history()]
+
+
+async def test_no_ping_for_whoever_acted_in_the_last_30_seconds(simcord_env: Env) -> None:
+    """A quick round: every player acted moments ago, so their next turns ping nobody."""
+    table = await nothanks(simcord_env)
+    for _ in range(4):
+        await pass_turn(table)  # everyone has now acted within a few seconds
+    for _ in range(3):
+        acted = await pass_turn(table)
+        assert pings(table.channel) == [], acted
+        assert table.session.meta.ping_message == []
+    # Once their last action is more than 30 s old, a turn that starts pings again.
+    await simcord_env.advance_time(RECENTLY + 1)
+    await pass_turn(table)
+    assert len(pings(table.channel)) == 1
+
+
+@pytest.mark.parametrize("mode", ["every", "half", "off"])
+async def test_each_setting_of_the_server(simcord_env: Env, mode: str) -> None:
+    """every turn: a ping at the start and a reminder at half time; half time only: the
+    reminder alone; off: no ping message at all. One message at a time in every case."""
+    table = await nothanks(simcord_env, pings_mode=mode)
+    if table.game.active_player == str(table.players[0].id):
+        await pass_turn(table)
+    assert simcord_env.bot.turn_pings.mode_for(table.guild.id) == mode
+    assert len(pings(table.channel)) == (1 if mode == "every" else 0)
+    await simcord_env.advance_time(TURN / 2 + 1)
+    assert len(reminders(table.channel)) == (0 if mode == "off" else 1)
+    # The reminder replaced the turn-start ping: never two at a time.
+    assert pings(table.channel) == []
+
+
+async def test_the_setting_is_stored_shown_and_refuses_bad_input(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
+    """/cardtable pings is for admins, kept across a restart and shown by about. Discord
+    offers only the three choices; a value outside them that reaches the bot anyway (a
+    hand-edited row) reads as the default and is never written."""
+    guild, channel, players, admin = await setup(simcord_env, pings_mode="half")
+    refused = await players[0].slash(channel, "cardtable pings", when="off")
+    assert refused.ephemeral and "Manage Server" in refused.response.content
+    about = await admin.slash(channel, "cardtable about")
+    assert "Turn pings: at half time only" in about.response.content
+    await simcord_env.restart_bot(make_bot())
+    assert await simcord_env.bot.turn_pings.load(guild.id) == "half"
+    with pytest.raises(ValueError, match="sometimes"):
+        await simcord_env.bot.turn_pings.set(guild.id, "sometimes")
+    await simcord_env.bot.storage.set_guild_turn_pings(guild.id, "sometimes")
+    await simcord_env.restart_bot(make_bot())
+    assert await simcord_env.bot.turn_pings.load(guild.id) == "every"
+
+
+async def test_computers_are_never_pinged(simcord_env: Env) -> None:
+    """With a computer at the table, pings mention the people and never the computer."""
+    _, channel, players, _ = await setup(simcord_env)
+    ana, ben = players[:2]
+    result = await ana.slash(channel, "nothanks start", bots=1, turn_seconds=TURN)
+    message = result.response.message
+    await ben.click(message, label="Join")
+    await simcord_env.advance_time(RECENTLY + 1)
+    await ana.click(message, label="Start")
+    people = {ana.id, ben.id}
+    seen: set[int] = set()
+    for _ in range(12):
+        await simcord_env.advance_time(RECENTLY + 1)  # the computer moves; people are owed pings
+        for ping in pings(channel):
+            assert {u.id for u in ping.mentions} <= people
+            seen |= {u.id for u in ping.mentions}
+        session = simcord_env.bot.tables.in_channel(channel.id)
+        assert session is not None and session.status == "running"
+        (acting,) = session.acting_players()
+        actor = next(p for p in players if str(p.id) == acting)
+        game: Any = session.engine
+        label = "No thanks!" if game.chips[game.active] else "Take"
+        await actor.click(message, label=label)
+    assert seen == people
+    for request in simcord_env.http_requests:
+        body = request.json
+        if isinstance(body, dict) and isinstance(body.get("allowed_mentions"), dict):
+            assert {int(u) for u in body["allowed_mentions"].get("users", [])} <= people
+
+
+async def test_the_ping_survives_a_restart(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
+    """After a restart the ping is neither posted twice nor forgotten: it goes when the turn
+    passes."""
+    table = await nothanks(simcord_env)
+    if table.game.active_player == str(table.players[0].id):
+        await pass_turn(table)
+    (ping,) = pings(table.channel)
+    await simcord_env.restart_bot(make_bot())
+    await simcord_env.advance_time(0.1)
+    assert [m.id for m in pings(table.channel)] == [ping.id]  # not pinged again
+    await pass_turn(table)
+    assert ping.id not in [m.id for m in table.channel.history()]
+    assert table.session.meta.ping_message != [ping.id, ping.id]
+
+
+async def test_rage_pings_everyone_awaited_at_once_and_keeps_it_while_they_bid(
+    simcord_env: Env,
+) -> None:
+    """Hidden bids: everyone bids at once. One ping names the bidders who did not deal; it
+    stays while the bidding goes on and goes when the first card is awaited."""
+    guild, channel, players, _ = await setup(simcord_env)
+    host = players[0]
+    result = await host.slash(channel, "rage start", hidden_bids=True, turn_seconds=TURN)
+    for player in players[1:]:
+        await player.click(result.response.message, label="Join")
+    await simcord_env.advance_time(RECENTLY + 1)
+    await host.click(result.response.message, label="Start")
+    await simcord_env.advance_time(0.1)
+    table = RageTable(simcord_env, guild, channel, players, result.response.id)
+    assert table.state.phase is Phase.BIDDING
+    awaited = set(table.state.acting_players())
+    assert awaited == {str(p.id) for p in players}  # simultaneous: all three at once
+    (ping,) = pings(channel)
+    others = sorted(p.id for p in players[1:])
+    assert sorted(u.id for u in ping.mentions) == others  # the host just dealt
+    assert sorted(int(u) for u in sent_mentions(simcord_env, ping.id)["users"]) == others
+    await table.act(str(players[1].id), Bid(0))
+    await simcord_env.advance_time(0.1)
+    assert [m.id for m in pings(channel)] == [ping.id]  # the same turn: no new ping
+    await table.act(str(players[2].id), Bid(0))
+    await table.act(str(host.id), Bid(0))
+    await simcord_env.advance_time(0.1)
+    assert table.state.phase is not Phase.BIDDING
+    assert ping.id not in [m.id for m in channel.history()]

@@ -5,7 +5,8 @@
 #
 # The code lives in /opt/cardtable (owned by root, read-only for the bot); the SQLite
 # database lives in /app/data, the only writable place, meant to be a volume. The message
-# catalogues (data/locales) stay with the code so a volume on /app/data never hides them.
+# catalogues (data/locales), fonts and value tables (data/*.json) stay with the code so a
+# volume on /app/data never hides them.
 
 ARG PYTHON_VERSION=3.11
 ARG UV_VERSION=0.13.9
@@ -44,6 +45,8 @@ COPY bot /opt/cardtable/bot
 COPY cogs /opt/cardtable/cogs
 COPY data/locales /opt/cardtable/data/locales
 COPY data/fonts /opt/cardtable/data/fonts
+# The computer players' value tables (plain numbers, read once per process).
+COPY data/*.json /opt/cardtable/data/
 RUN python -m compileall -q /opt/cardtable/bot /opt/cardtable/cogs
 ENV PATH=/opt/cardtable/.venv/bin:$PATH \
     PYTHONPATH=/opt/cardtable \

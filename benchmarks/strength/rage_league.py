@@ -29,12 +29,18 @@ from frozen import rage_legacy
 from league import League, head_to_head, in_workers, percentile, schedule, wilson
 from rage_heuristic import heuristic_action
 
-from bot.ai import rage
-from bot.engines.rage import Bid, Play, RageOptions, RageState, RageView
+from bot.ai import rage, rage_search
+from bot.ai.rage_value import WinModel, win_model
+from bot.engines.rage import Bid, Phase, Play, RageOptions, RageState, RageView
 
 PLAYERS = 4
 LEVELS = ("easy", "normal", "hard")
-ENTRANTS = ("heuristic", *LEVELS, *(f"legacy-{level}" for level in LEVELS))
+# Hard's variants: without its clock, scoring rounds by the value table's chance to win
+# instead of points (no clock), and (as hard@N, N imagined plays a decision, no clock)
+# with another budget.
+VARIANTS = ("hard-uncapped", "hard-win")
+LEAGUE = ("heuristic", *LEVELS, *(f"legacy-{level}" for level in LEVELS))
+ENTRANTS = (*LEAGUE, *VARIANTS)
 
 Decide = Callable[[RageView, random.Random], Bid | Play]
 
@@ -50,7 +56,29 @@ def make_player(name: str) -> Decide:
     if name in LEVELS:
         memory = rage.RageMemory()
         return lambda view, rng: rage.choose_rage_action(view, name, rng, memory)
+    if name == "hard-uncapped":
+        memory = rage.RageMemory()
+        return lambda view, rng: rage.choose_rage_action(view, "hard", rng, memory, None)
+    if name == "hard-win" or name.startswith("hard@"):
+        budget = int(name.removeprefix("hard@")) if "@" in name else rage_search.PLAY_BUDGET
+        model = win_model() if name == "hard-win" else None
+        return _searcher(budget, model)
     raise ValueError(f"unknown entrant {name!r}; choose from {', '.join(ENTRANTS)}")
+
+
+def _searcher(budget: int, model: WinModel | None) -> Decide:
+    """Hard's search with another budget or objective, and no clock."""
+    memory = rage.RageMemory()
+
+    def decide(view: RageView, rng: random.Random) -> Bid | Play:
+        """One decision."""
+        memory.observe(view)
+        if len(view.legal_actions) == 1:
+            return view.legal_actions[0]
+        search = rage_search.search_bid if view.phase is Phase.BIDDING else rage_search.search_play
+        return search(view, memory, rng, rage.RIVAL_WEIGHT, budget=budget, model=model)
+
+    return decide
 
 
 @dataclass
@@ -59,7 +87,8 @@ class SeatStats:
 
     hits: int = 0
     rounds: int = 0
-    times: list[float] = field(default_factory=list)  # seconds per decision
+    times: list[float] = field(default_factory=list)  # seconds per decision (wall clock)
+    cpu: list[float] = field(default_factory=list)  # CPU seconds per decision (this thread)
 
 
 GameOut = tuple[tuple[list[int], list[float]], list[SeatStats]]
@@ -72,12 +101,13 @@ def play_game(lineup: Sequence[str], seed: int, plus_minus_one: bool) -> GameOut
     players = [make_player(name) for name in lineup]
     rngs = [random.Random(f"{seed}:{seat}") for seat in range(PLAYERS)]
     stats = [SeatStats() for _ in range(PLAYERS)]
-    clock = time.perf_counter
+    clock, cpu = time.perf_counter, time.thread_time
     while not state.is_over:
         seat = state.acting_players()[0]
         view = state.view(seat)
-        start = clock()
+        start, start_cpu = clock(), cpu()
         action = players[seat](view, rngs[seat])
+        stats[seat].cpu.append(cpu() - start_cpu)
         stats[seat].times.append(clock() - start)
         state.apply(seat, action)
     for record in state.rounds:
@@ -102,6 +132,7 @@ class Figures:
     hits: dict[str, int] = field(default_factory=dict)
     rounds: dict[str, int] = field(default_factory=dict)
     times: dict[str, list[float]] = field(default_factory=dict)
+    cpu: dict[str, list[float]] = field(default_factory=dict)
 
     def add(self, lineup: Sequence[str], stats: Sequence[SeatStats]) -> None:
         """Fold in one game's seats."""
@@ -109,21 +140,33 @@ class Figures:
             self.hits[name] = self.hits.get(name, 0) + seat.hits
             self.rounds[name] = self.rounds.get(name, 0) + seat.rounds
             self.times.setdefault(name, []).extend(seat.times)
+            self.cpu.setdefault(name, []).extend(seat.cpu)
 
     def report(self) -> str:
-        """Bid accuracy with its 95% interval, and decision-time percentiles, per entrant."""
+        """Bid accuracy with its 95% interval, and decision-time percentiles, per entrant.
+
+        Wall-clock times depend on what else the machine runs; CPU times (this thread's)
+        are what a quiet core would take. "over clock" is the share of decisions that took
+        longer than hard's time budget (wall clock): only there can its clock have cut a
+        search short, so where it is 0 hard played exactly as without a clock.
+        """
         lines = [
             f"{'entrant':<24} {'exact bids':>10} {'95% interval':>17}"
             f" {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}"
+            f" {'CPU p50':>8} {'CPU p95':>8} {'CPU max':>8} {'over clock':>10}"
         ]
         for name in sorted(self.hits):
             hits, rounds = self.hits[name], self.rounds[name]
             low, high = wilson(hits, rounds)
-            times = self.times[name]
+            times, cpu = self.times[name], self.cpu[name]
+            # Decisions that took longer than hard's clock: there the clock cut the search.
+            over = sum(1 for t in times if t >= rage.HARD_TIME_BUDGET)
             lines.append(
                 f"{name:<24} {hits / rounds:>10.1%} {low:>8.1%}–{high:<8.1%}"
                 f" {percentile(times, 50) * 1e3:>8.2f} {percentile(times, 95) * 1e3:>8.2f}"
                 f" {max(times) * 1e3:>8.2f}"
+                f" {percentile(cpu, 50) * 1e3:>8.2f} {percentile(cpu, 95) * 1e3:>8.2f}"
+                f" {max(cpu) * 1e3:>8.2f} {over / len(times):>10.2%}"
             )
         return "\n".join(lines)
 
@@ -141,18 +184,25 @@ def run(
     return league, figures
 
 
+def entrant(name: str) -> str:
+    """An entrant's name, checked: one of ENTRANTS or hard@N."""
+    if name in ENTRANTS or (name.startswith("hard@") and name[5:].isdigit()):
+        return name
+    raise argparse.ArgumentTypeError(f"choose from {', '.join(ENTRANTS)} or hard@N")
+
+
 def main() -> None:
     """Command line entry point."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--entrants", nargs="+", default=list(ENTRANTS), choices=ENTRANTS)
+    parser.add_argument("--entrants", nargs="+", default=list(LEAGUE), type=entrant)
     parser.add_argument("--games", type=int, default=1400)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--plus-minus-one", choices=["off", "on", "both"], default="off")
-    parser.add_argument("--hero", choices=ENTRANTS, help="head-to-head: one hero seat ...")
-    parser.add_argument("--opponent", choices=ENTRANTS, default="heuristic")
+    parser.add_argument("--hero", type=entrant, help="head-to-head: one hero seat ...")
+    parser.add_argument("--opponent", type=entrant, default="heuristic")
     args = parser.parse_args()
     variants = {"off": [False], "on": [True], "both": [False, True]}[args.plus_minus_one]
     for plus_minus_one in variants:

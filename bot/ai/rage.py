@@ -19,6 +19,7 @@ the "+5"/"-5" cards in the trick.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -69,8 +70,13 @@ RUFF_CAP = 0.35
 LATE_WIN = 0.05
 # Bidding: how much the neighbouring trick counts count, because play can steer a little.
 NEIGHBOUR_WEIGHT = 0.25
-# Hard: how much the game leader's round points count against our own (see rage_search).
+# Hard: how much the game leader's round points count against our own (see rage_search),
+# where it scores rounds by points rather than by the value table's chance to win.
 RIVAL_WEIGHT = 0.1
+# Hard's clock, a cap only (wall seconds): a search takes about 5 ms of CPU at p50 and 12
+# at p95, so the cap bites only when a loaded host keeps a decision waiting for the CPU
+# this long; even then every candidate has been played out in at least one guess.
+HARD_TIME_BUDGET = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,11 +397,13 @@ def choose_rage_action(
     level: Level | str,
     rng: random.Random,
     memory: RageMemory | None = None,
+    time_budget: float | None = HARD_TIME_BUDGET,
 ) -> Bid | Play:
     """The computer's action for the acting player's own view (always a legal one).
 
     ``memory`` (optional, one per computer seat, passed on every call) lets the player
     remember the finished tricks of the round, as a person at the table would.
+    ``time_budget`` (wall seconds, None for none) caps hard's search.
     """
     if view.viewer is None or not view.legal_actions:
         raise ValueError("a computer player needs its own view at a moment it may act")
@@ -404,9 +412,11 @@ def choose_rage_action(
     if len(view.legal_actions) == 1:
         return view.legal_actions[0]
     if Level(level) is Level.HARD:
-        if view.phase is Phase.BIDDING:
-            return search_bid(view, memory, rng, RIVAL_WEIGHT)
-        return search_play(view, memory, rng, RIVAL_WEIGHT)
+        deadline = None if time_budget is None else time.perf_counter() + time_budget
+        search = search_bid if view.phase is Phase.BIDDING else search_play
+        # Scored by points: the value table's chance to win measured no stronger (see
+        # docs/benchmarks.md); it serves the estimates of ``play_values``/``bid_values``.
+        return search(view, memory, rng, RIVAL_WEIGHT, deadline=deadline)
     style = STYLES[Level(level)]
     if not style.remembers:
         memory = None

@@ -29,6 +29,22 @@ MISS_POINTS = -5
 _ACTION_KEY = {MINUS_FIVE: 0, NO_TRUMP: 1, CHANGE_TRUMP: 2, PLUS_FIVE: 3, JOKER: 416}
 
 
+def _key_table(trump: int, led: int) -> list[int]:
+    """``SimRound.key`` of every card code, for one trump and led colour."""
+    base = [100] * 6
+    if led != NONE:
+        base[led] = 200
+    if trump != NONE:
+        base[trump] = 300
+    table = [base[card >> 4] + (card & 15) for card in range(JOKER)]
+    return table + [_ACTION_KEY[card] for card in range(JOKER, MINUS_FIVE + 1)]
+
+
+# The strength order for each (trump, led) pair, indexed (trump + 1) * 7 + led + 1: a
+# list lookup is much cheaper than a key function in the look-ahead's inner loop.
+_KEYS = [_key_table(trump, led) for trump in range(-1, 6) for led in range(-1, 6)]
+
+
 def colour_of(card: int) -> int:
     """The printed colour of a card, or NONE for action cards."""
     return card >> 4 if card < JOKER else NONE
@@ -268,33 +284,84 @@ class SimRound:
 
     def heuristic_card(self, seat: int) -> tuple[int, int]:
         """The heuristic player's card (and Joker colour) for ``seat``, who is to act."""
-        plays = self.legal(seat)
+        plays = self.hands[seat]
+        led = self.led
+        if led != NONE:
+            follow = [c for c in plays if c < JOKER and c >> 4 == led]
+            if follow:
+                plays = follow
         needs = self.won[seat] < self.bids[seat]
         if len(plays) == 1:
             card = plays[0]
             return card, self.joker_colour(seat, needs) if card == JOKER else NONE
-        key = self.key
+        key = _KEYS[(self.trump + 1) * 7 + led + 1].__getitem__
         if not self.trick:
             card = max(plays, key=key) if needs else min(plays, key=key)
             return card, self.joker_colour(seat, needs) if card == JOKER else NONE
-        best = self.best_so_far()
+        # What ``wins_now`` decides, as one bar per colour: a colour card wins the trick as
+        # it stands when its value is above its colour's bar, a Joker (the second beats
+        # the first) whenever its colour's bar is not 99, which no card can clear.
+        best_trump, best_led = self.best_so_far()
+        trump = self.trump
+        if trump == NONE or best_trump < 0:
+            bar = [-1] * 6 if led == NONE else [99] * 6
+            if led != NONE:
+                bar[led] = best_led
+        else:
+            bar = [99] * 6
+        if trump != NONE:
+            bar[trump] = best_trump
         joker = JOKER in plays
         win_colour = self.joker_colour(seat, True) if joker else NONE
         lose_colour = self.joker_colour(seat, False) if joker else NONE
-        wins_now = self.wins_now
         if needs:
-            winners = [c for c in plays if wins_now(c, win_colour, best)]
+            winners = [
+                c
+                for c in plays
+                if (c < JOKER and c & 15 > bar[c >> 4]) or (c == JOKER and bar[win_colour] < 99)
+            ]
             if winners:
                 card = min(winners, key=key)
                 return card, win_colour if card == JOKER else NONE
             card = min(plays, key=key)
             return card, lose_colour if card == JOKER else NONE
-        losers = [c for c in plays if not wins_now(c, lose_colour, best)]
+        losers = [
+            c
+            for c in plays
+            if not ((c < JOKER and c & 15 > bar[c >> 4]) or (c == JOKER and bar[lose_colour] < 99))
+        ]
         card = max(losers, key=key) if losers else min(plays, key=key)
         return card, lose_colour if card == JOKER else NONE
 
     def play_out(self) -> None:
-        """Play the round to its end with every seat playing the heuristic."""
-        while not self.over:
-            card, named = self.heuristic_card(self.turn)
-            self.play(card, named)
+        """Play the round to its end with every seat playing the heuristic.
+
+        ``play`` is written out in the loop: this is the look-ahead's innermost loop, and
+        a method call per card costs more than the rest of the card's work.
+        """
+        hands = self.hands
+        n = len(hands)
+        choose = self.heuristic_card
+        while self.trick or hands[self.turn]:
+            seat = self.turn
+            card, named = choose(seat)
+            hands[seat].remove(card)
+            trick = self.trick
+            trick.append(card)
+            self.named.append(named)
+            if card < JOKER:
+                if self.led == NONE:
+                    self.led = card >> 4
+            elif card == JOKER:
+                if self.led == NONE:
+                    self.led = named
+            elif card == NO_TRUMP:
+                self.trump = NONE
+                self.no_trump = True
+            elif card == CHANGE_TRUMP:
+                self.trump = self._turn_up()
+                self.no_trump = False
+            if len(trick) == n:
+                self._finish_trick()
+            else:
+                self.turn = (seat + 1) % n

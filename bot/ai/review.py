@@ -216,4 +216,5 @@ def rage_expert(view: RageView, level: str, rng: random.Random, ask: Ask) -> str
     """The hard level's choice for the view (its key), with the player's memory then."""
     # A copy: the level records the view in the memory it is given.
     memory = copy.deepcopy(ask.memory)
-    return rage_key(choose_rage_action(view, Level.HARD, rng, memory))
+    # No clock: a loaded host must not make the review depend on who asked, or when.
+    return rage_key(choose_rage_action(view, Level.HARD, rng, memory, time_budget=None))

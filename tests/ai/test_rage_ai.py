@@ -38,6 +38,8 @@ OPTIONS = tuple(
     if not (hidden and secret) and not (pm and (hidden or secret))
 )
 KINDS = (*LEVELS, "baseline")
+# No clock for hard: with one, a loaded machine could cut one of two equal searches short.
+UNHURRIED = None
 
 
 def act(
@@ -142,12 +144,14 @@ def test_decisions_ignore_other_hands_the_stack_and_hidden_bids(
                     level,
                     random.Random(checked),
                     copy.deepcopy(memories[player]),
+                    time_budget=UNHURRIED,
                 )
                 second = choose_rage_action(
                     twin.view(player),
                     level,
                     random.Random(checked),
                     copy.deepcopy(memories[player]),
+                    time_budget=UNHURRIED,
                 )
                 assert first == second
             checked += 1
@@ -165,7 +169,7 @@ def test_games_are_deterministic_for_a_seed(level: Level) -> None:
         moves = []
         while not state.is_over:
             player = state.acting_players()[0]
-            action = choose_rage_action(state.view(player), level, rng)
+            action = choose_rage_action(state.view(player), level, rng, time_budget=UNHURRIED)
             moves.append(action)
             state.apply(player, action)
         results.append((moves, tuple(state.totals)))
@@ -262,14 +266,18 @@ def test_a_player_below_its_bid_wins_cheaply() -> None:
 
 
 def test_minus_five_is_dumped_on_the_leading_opponent() -> None:
-    """Last to play, void, while the game's leader takes the trick: the "-5" goes onto it."""
-    state = deal([["B10", "G5"], ["B3", "G7"], ["-5", "G0"]], ["O1", "O2", "O3"], bids=[1, 0, 0])
+    """Last to play, void, while the game's leader takes the trick: the "-5" goes onto it,
+    and the yellow 15 is kept for the trick claudia still needs."""
+    # (With the green 0 instead of the yellow 15, keeping the "-5" for the last trick,
+    # which the leader is likely to win again and so miss her bid, is worth as much: the
+    # look-ahead's expectation over thousands of guesses slightly prefers it.)
+    state = deal([["B10", "G5"], ["B3", "G7"], ["-5", "Y15"]], ["O1", "O2", "O3"], bids=[1, 0, 1])
     state.totals = [50, 0, 0]  # anja leads the game and takes this trick
     state.apply("anja", Play(Card.parse("B10")))
     state.apply("bernd", Play(Card.parse("B3")))
-    # Hard weighs the points of the leading opponent against its own.
-    action = choose_rage_action(state.view("claudia"), Level.HARD, random.Random(1))
-    assert action == Play(MINUS_FIVE)
+    for seed in range(3):
+        action = choose_rage_action(state.view("claudia"), Level.HARD, random.Random(seed))
+        assert action == Play(MINUS_FIVE)
 
 
 def test_a_joker_lead_that_should_win_names_the_trump() -> None:

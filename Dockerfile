@@ -44,6 +44,8 @@ COPY bot /opt/cardtable/bot
 COPY cogs /opt/cardtable/cogs
 COPY data/locales /opt/cardtable/data/locales
 COPY data/fonts /opt/cardtable/data/fonts
+# The No Thanks! search's value function (plain numbers, read at import).
+COPY data/nothanks_value.json /opt/cardtable/data/nothanks_value.json
 RUN python -m compileall -q /opt/cardtable/bot /opt/cardtable/cogs
 ENV PATH=/opt/cardtable/.venv/bin:$PATH \
     PYTHONPATH=/opt/cardtable \

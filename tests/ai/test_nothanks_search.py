@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,7 @@ from bot.ai import nothanks_search
 from bot.ai.nothanks import search_decision, table_from_view
 from bot.ai.nothanks_search import (
     VALUE_FEATURES,
+    VALUE_PATH,
     VALUE_WEIGHTS,
     _playout,
     load_value_weights,
@@ -39,6 +41,14 @@ def test_the_value_function_ships_for_every_player_count() -> None:
         assert all(math.isfinite(w) for row in rows for w in row)
         # Nothing left to come: nothing more changes.
         assert not any(rows[0])
+
+
+def test_the_runtime_image_ships_the_value_function() -> None:
+    """The Docker image copies the weights beside the code, where the search looks for them."""
+    repo = Path(__file__).resolve().parents[2]
+    relative = VALUE_PATH.relative_to(repo).as_posix()
+    dockerfile = (repo / "Dockerfile").read_text(encoding="utf-8")
+    assert f"COPY {relative} /opt/cardtable/{relative}" in dockerfile
 
 
 def test_the_search_ends_its_playouts_with_the_value_function(

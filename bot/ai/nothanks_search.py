@@ -27,6 +27,9 @@ EXPLORATION = 24.0
 # The reward is the margin to the best other player plus this much for a win (shared
 # wins split it), so the search cares about winning, not only about the margin.
 WIN_BONUS = 12.0
+# Each root action is tried at least this many times before UCT may neglect it: the
+# outcomes have heavy tails, and a few unlucky early samples must not starve an action.
+ROOT_MIN_VISITS = 24
 # Check the clock every this many iterations (a clock read costs about an iteration's
 # hundredth, but there is no need to pay it every time).
 CLOCK_EVERY = 16
@@ -39,7 +42,15 @@ PLAYOUT_TAKES = 8
 # The value function: a seat's score change from now to the end, as a linear function of
 # these features, with weights by player count and by cards still to come (fitted from
 # self-play by benchmarks/strength/nothanks_value_fit.py).
-VALUE_FEATURES = ("one", "chips", "chips squared", "unseen next to own cards", "unseen gaps")
+VALUE_FEATURES = (
+    "one",
+    "chips",
+    "chips squared",
+    "no chips",
+    "one chip",
+    "unseen next to own cards",
+    "unseen gaps",
+)
 VALUE_PATH = Path(__file__).resolve().parents[2] / "data" / "nothanks_value.json"
 Weights = tuple[tuple[float, ...], ...]
 
@@ -66,6 +77,8 @@ def value_features(mask: int, chips: int, unseen: int) -> tuple[float, ...]:
         1.0,
         float(chips),
         float(chips * chips),
+        float(chips == 0),
+        float(chips == 1),
         float(near.bit_count()),
         float(gaps.bit_count()),
     )
@@ -246,13 +259,21 @@ def _estimate(masks: list[int], chips: list[int], unseen: int, w: tuple[float, .
     for m in masks:
         held |= m
     rest = unseen & ~held
-    w0, w1, w2, w3, w4 = w
+    w0, w1, w2, w3, w4, w5, w6 = w
     scores = []
     for m, c in zip(masks, chips, strict=True):
         near = ((m << 1) | (m >> 1)) & ~m & rest
         gaps = (m << 1) & (m >> 1) & ~m & rest
+        # A seat out of chips (or nearly) must take what comes: a cliff, not a curve.
+        cliff = w3 if c == 0 else w4 if c == 1 else 0.0
         scores.append(
-            _points(m) - c + w0 + (w1 + w2 * c) * c + w3 * near.bit_count() + w4 * gaps.bit_count()
+            _points(m)
+            - c
+            + w0
+            + (w1 + w2 * c) * c
+            + cliff
+            + w5 * near.bit_count()
+            + w6 * gaps.bit_count()
         )
     return scores
 
@@ -343,9 +364,10 @@ def search(
             if can_pass:
                 pass_.avail += 1
             chose_take: bool
-            if take.visits == 0 or not can_pass:
+            floor = ROOT_MIN_VISITS if node is root else 1
+            if take.visits < floor or not can_pass:
                 edge, chose_take = take, True
-            elif pass_.visits == 0:
+            elif pass_.visits < floor:
                 edge, chose_take = pass_, False
             else:
                 tv, pv = take.visits, pass_.visits

@@ -124,14 +124,14 @@ def test_the_search_input_is_the_same_whatever_the_hidden_cards() -> None:
 
 
 def test_the_root_values_say_what_each_action_is_worth() -> None:
-    """With a card that closes a 13-point gap, taking is worth points more than passing."""
-    data = NoThanksGame.new(names(3), 1).to_dict()
-    mine = [10, 11, 13, 14]
-    data["cards"][data["active"]] = mine
-    hidden = [c for c in data["removed"] + data["pile"] if c not in (*mine, 12)]
+    """A 5 with six chips on it pays: taking is worth points more than passing it on."""
+    data = NoThanksGame.new(names(3), 5).to_dict()
+    seat = data["active"]
+    hidden = [c for c in data["removed"] + data["pile"] if c != 5]
     hidden.append(data["current_card"])
     data["removed"], data["pile"] = sorted(hidden[:9]), hidden[9:]
-    data["current_card"] = 12
+    data["current_card"], data["chips_on_card"] = 5, 6
+    data["chips"][seat] -= 6
     game = NoThanksGame.from_dict(data)
     view = game.view(game.active_player)
     result = search(
@@ -142,4 +142,4 @@ def test_the_root_values_say_what_each_action_is_worth() -> None:
     )
     assert result.take
     assert math.isfinite(result.take_value) and math.isfinite(result.pass_value)
-    assert result.take_value > result.pass_value
+    assert result.take_value > result.pass_value + 1

@@ -8,7 +8,10 @@ still changed until the end. A least-squares fit for each player count and each 
 cards still to come gives the weights, written as plain numbers to
 data/nothanks_value.json (the bot needs no numpy and downloads nothing).
 
-    uv run python benchmarks/strength/nothanks_value_fit.py --games 20000
+    uv run python benchmarks/strength/nothanks_value_fit.py --games 8000
+
+If the features change, delete the old file first: the search refuses weights fitted for
+other features, and this script imports the search.
 """
 
 from __future__ import annotations

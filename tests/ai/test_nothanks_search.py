@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.ai import nothanks_search
-from bot.ai.nothanks import search_decision, table_from_view
+from bot.ai import Level, choose_nothanks_action, nothanks_search
+from bot.ai.nothanks import search_decision, search_view, table_from_view
 from bot.ai.nothanks_search import (
+    ROOT_MIN_VISITS,
     VALUE_FEATURES,
     VALUE_PATH,
     VALUE_WEIGHTS,
@@ -24,6 +25,7 @@ from bot.engines.nothanks import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     PILE_SIZE,
+    TAKE,
     NoThanksGame,
     starting_chips,
 )
@@ -143,3 +145,26 @@ def test_the_root_values_say_what_each_action_is_worth() -> None:
     assert result.take
     assert math.isfinite(result.take_value) and math.isfinite(result.pass_value)
     assert result.take_value > result.pass_value + 1
+
+
+def test_each_root_action_is_tried_before_uct_may_neglect_it() -> None:
+    """Even a clearly worse action gets its floor of tries, so unlucky samples cannot bury it."""
+    game = position(3, 47, 10)
+    view = game.view(game.active_player)
+    decision = search_decision(view, table_from_view(view))
+    result = search(decision, random.Random(4), iterations=300, deadline=math.inf)
+    assert min(result.take_visits, result.pass_visits) >= ROOT_MIN_VISITS
+
+
+def test_search_view_is_the_search_behind_the_levels_choice() -> None:
+    """search_view gives the action choose_nothanks_action plays, with the same random draws."""
+    for seed, moves in [(51, 3), (52, 28), (53, 50)]:
+        game = position(3, seed, moves)
+        view = game.view(game.active_player)
+        for level in (Level.HARD, Level.EXPERT):
+            result = search_view(view, level, random.Random(seed), iterations=200, time_budget=30)
+            action = choose_nothanks_action(
+                view, level, random.Random(seed), iterations=200, time_budget=30
+            )
+            assert (action is TAKE) == result.take
+            assert result.iterations == 200 or not table_from_view(view).my_chips

@@ -10,7 +10,9 @@ Entrants (by name):
 - ``legacy-easy``, ``legacy-normal``, ``legacy-hard``: the levels as they were before
   issue 16 (frozen/nothanks_legacy.py; legacy hard keeps its 250 ms budget, which it
   rarely uses);
-- ``baseline``: take when the run-aware cost minus the chips on the card is at most 0.
+- ``baseline``: take when the run-aware cost minus the chips on the card is at most 0;
+- ``hard+clock``, ``expert+clock``: the level at its real time budget (250 ms, 1 s), so the
+  clock may stop a search on a busy machine; the report says how often it did.
 
 Every game is seeded; seats are rotated (league.schedule / league.head_to_head), and each
 seat has its own seeded random source, so a run is reproducible whatever the load.
@@ -47,7 +49,8 @@ from league import (
 from nothanks_ismcts import ismcts_action
 
 from bot.ai import Level, choose_nothanks_action
-from bot.engines.nothanks import Action, NoThanksGame, PlayerView
+from bot.ai.nothanks import EXPERT_ITERATIONS, HARD_ITERATIONS, search_view
+from bot.engines.nothanks import PASS, TAKE, Action, NoThanksGame, PlayerView
 
 ISMCTS = ["ismcts-25", "ismcts-100", "ismcts-400", "ismcts-1600"]
 LINEUPS = {
@@ -61,8 +64,20 @@ LINEUPS = {
 UNHURRIED = 600.0
 
 
+# The share of its iteration cap each clocked search reached, in this process.
+CLOCKED: list[float] = []
+
+
 def decide(entrant: str, view: PlayerView, rng: random.Random) -> Action:
     """One entrant's action for its own view."""
+    if entrant.endswith("+clock"):
+        level = Level(entrant.removesuffix("+clock"))
+        if view.chips[view.viewer or ""] == 0:
+            return TAKE
+        result = search_view(view, level, rng)
+        cap = EXPERT_ITERATIONS if level is Level.EXPERT else HARD_ITERATIONS
+        CLOCKED.append(result.iterations / cap)
+        return TAKE if result.take else PASS
     if entrant.startswith("ismcts-"):
         return ismcts_action(view, int(entrant.removeprefix("ismcts-")), rng)
     if entrant.startswith("hard@"):
@@ -109,16 +124,18 @@ def play_game(lineup: Sequence[str], seed: int) -> GameResult:
     return play_timed(lineup, seed)[0]
 
 
-# One head-to-head game: the hero's seat, the result, the hero's wall and CPU times.
-H2HGame = tuple[int, GameResult, list[float], list[float]]
+# One head-to-head game: the hero's seat, the result, the hero's wall and CPU times, and
+# the share of its iteration cap that each of its clocked searches reached.
+H2HGame = tuple[int, GameResult, list[float], list[float], list[float]]
 
 
 def _h2h_job(job: tuple[list[str], int, str]) -> H2HGame:
     """Worker entry point: the hero's seat, the result and the hero's decision times."""
     lineup, seed, hero = job
     seat = lineup.index(hero)
+    CLOCKED.clear()
     result, times, cpu_times = play_timed(lineup, seed)
-    return seat, result, times[seat], cpu_times[seat]
+    return seat, result, times[seat], cpu_times[seat], list(CLOCKED)
 
 
 def _hero_share(seat: int, ranks: Sequence[int]) -> float:
@@ -157,13 +174,23 @@ def h2h_report(results: Sequence[H2HGame], hero: str, players: int) -> str:
     margins: list[float] = []
     times: list[float] = []
     cpu_times: list[float] = []
-    for seat, (ranks, scores), hero_times, hero_cpu in results:
+    clocked: list[float] = []
+    for seat, (ranks, scores), hero_times, hero_cpu, hero_clocked in results:
+        clocked.extend(hero_clocked)
         wins += _hero_share(seat, ranks)
         best_other = min(score for s, score in enumerate(scores) if s != seat)
         margins.append(best_other - scores[seat])
         times.extend(hero_times)
         cpu_times.extend(hero_cpu)
     low, high = wilson(wins, len(results))
+    lines = []
+    if clocked:
+        cut = sum(share < 1 for share in clocked)
+        lines.append(
+            f"the clock stopped {cut} of {len(clocked)} searches ({cut / len(clocked):.1%});"
+            f" mean share of the iteration cap reached {statistics.fmean(clocked):.1%},"
+            f" lowest {min(clocked):.1%}"
+        )
     return "\n".join(
         [
             f"{len(results)} games: win share {wins / len(results):.1%}"
@@ -176,6 +203,7 @@ def h2h_report(results: Sequence[H2HGame], hero: str, players: int) -> str:
             f"{hero} decision CPU time: p50 {percentile(cpu_times, 50) * 1e3:.1f} ms,"
             f" p95 {percentile(cpu_times, 95) * 1e3:.1f} ms, max {max(cpu_times) * 1e3:.1f} ms"
             " (what one quiet core would take)",
+            *lines,
         ]
     )
 

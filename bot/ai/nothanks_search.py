@@ -14,23 +14,74 @@ seed) or at a deadline (a safety cap on a busy machine), whichever comes first.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 # UCT exploration on the reward scale below (points, roughly -60..+60).
 EXPLORATION = 24.0
 # The reward is the margin to the best other player plus this much for a win (shared
 # wins split it), so the search cares about winning, not only about the margin.
 WIN_BONUS = 12.0
+# Each root action is tried at least this many times before UCT may neglect it: the
+# outcomes have heavy tails, and a few unlucky early samples must not starve an action.
+ROOT_MIN_VISITS = 24
 # Check the clock every this many iterations (a clock read costs about an iteration's
 # hundredth, but there is no need to pay it every time).
 CLOCK_EVERY = 16
 # Fitted looseness of the other seats: the shifts tried, and the pull towards none.
 LOOSENESS_RANGE = range(-6, 9)
 LOOSENESS_PRIOR = 0.3
+# A playout plays this many takes, then the value function estimates the rest of the game.
+PLAYOUT_TAKES = 8
+
+# The value function: a seat's score change from now to the end, as a linear function of
+# these features, with weights by player count and by cards still to come (fitted from
+# self-play by benchmarks/strength/nothanks_value_fit.py).
+VALUE_FEATURES = (
+    "one",
+    "chips",
+    "chips squared",
+    "no chips",
+    "one chip",
+    "unseen next to own cards",
+    "unseen gaps",
+)
+VALUE_PATH = Path(__file__).resolve().parents[2] / "data" / "nothanks_value.json"
+Weights = tuple[tuple[float, ...], ...]
+
+
+def load_value_weights(path: Path = VALUE_PATH) -> dict[int, Weights]:
+    """The value function's weights by player count (none if the file is missing)."""
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    if tuple(data["features"]) != VALUE_FEATURES:
+        raise ValueError(f"{path} was fitted for other features: {data['features']}")
+    return {int(n): tuple(tuple(row) for row in rows) for n, rows in data["weights"].items()}
+
+
+VALUE_WEIGHTS = load_value_weights()
+
+
+def value_features(mask: int, chips: int, unseen: int) -> tuple[float, ...]:
+    """A seat's features for the value function (``unseen``: cards not yet turned up)."""
+    near = ((mask << 1) | (mask >> 1)) & ~mask & unseen
+    gaps = (mask << 1) & (mask >> 1) & ~mask & unseen
+    return (
+        1.0,
+        float(chips),
+        float(chips * chips),
+        float(chips == 0),
+        float(chips == 1),
+        float(near.bit_count()),
+        float(gaps.bit_count()),
+    )
 
 
 @dataclass(slots=True)
@@ -76,6 +127,10 @@ class SearchResult:
     iterations: int
     take_visits: int
     pass_visits: int
+    # The mean final margin to the best other player (points, positive: ahead) after each
+    # root action, over the iterations that tried it (NaN if none did).
+    take_value: float = math.nan
+    pass_value: float = math.nan
 
 
 def _cost(mask: int, card: int) -> int:
@@ -85,15 +140,19 @@ def _cost(mask: int, card: int) -> int:
     return -1 if mask >> (card + 1) & 1 else card
 
 
+# The sum of the set bits' positions in a byte, for each byte and each byte position: the
+# card points of a mask come from five look-ups instead of a loop over its runs.
+_BYTE_SUMS = tuple(
+    tuple(sum(8 * k + bit for bit in range(8) if b >> bit & 1) for b in range(256))
+    for k in range(5)
+)
+
+
 def _points(mask: int) -> int:
     """Card points of a mask: the lowest card of each run."""
-    starts = mask & ~(mask << 1)
-    total = 0
-    while starts:
-        low = starts & -starts
-        total += low.bit_length() - 1
-        starts ^= low
-    return total
+    s = mask & ~(mask << 1)
+    b0, b1, b2, b3, b4 = _BYTE_SUMS
+    return b0[s & 255] + b1[s >> 8 & 255] + b2[s >> 16 & 255] + b3[s >> 24 & 255] + b4[s >> 32]
 
 
 def policy_takes(
@@ -125,20 +184,29 @@ def playout_policy_takes(
 def _playout(
     masks: list[int],
     chips: list[int],
-    pile: list[int],
+    pool: list[int],
+    left: int,
     card: int,
     on: int,
     active: int,
     looseness: Sequence[int],
-    rand: random.Random,
-) -> None:
-    """Play to the end with ``policy_takes`` (the lists are changed in place).
+    rand: Callable[[], float],
+    takes: int,
+    unseen: int,
+    weights: Weights | None,
+) -> list[float]:
+    """Play on with ``policy_takes``: each seat's final score (the lists change in place).
 
-    The policy is inlined here, because playouts are most of the search's time.
+    After ``takes`` takes the value function (``weights`` by cards still to come; None:
+    play to the end) estimates the rest from the seats' features, ``unseen`` giving the
+    cards that were unseen at the start of the playout.
+
+    ``left`` cards of ``pool`` are still to turn up, drawn at random as they are needed (the
+    rest of the pool are the removed cards). The policy is inlined here, because playouts
+    are most of the search's time, and the noise is drawn only when it can change the
+    answer: the same distribution of play for fewer calls.
     """
     n = len(masks)
-    draw = rand.random
-    left = len(pile)
     while True:
         mine = chips[active]
         if mine == 0:
@@ -150,18 +218,32 @@ def _playout(
             else:
                 cost = -1 if mask >> (card + 1) & 1 else card
             if cost <= 0:
-                take = on >= 2 or mine <= 2 or draw() < 0.45
+                take = on >= 2 or mine <= 2 or rand() < 0.45
             else:
-                limit = 2 + (7 - mine) * 2 if mine < 7 else 2
-                limit += looseness[active] + int(draw() * 6) - 2 - (left >> 3)
-                take = cost - on <= limit
+                # The noise adds 0..5 to this limit.
+                limit = (
+                    (2 + (7 - mine) * 2 if mine < 7 else 2) + looseness[active] - 2 - (left >> 3)
+                )
+                net = cost - on
+                if net <= limit:
+                    take = True
+                elif net > limit + 5:
+                    take = False
+                else:
+                    take = net <= limit + int(rand() * 6)
         if take:
             masks[active] |= 1 << card
             chips[active] = mine + on
             on = 0
             if not left:
-                return
-            card = pile.pop()
+                return [float(_points(m) - c) for m, c in zip(masks, chips, strict=True)]
+            takes -= 1
+            if not takes and weights is not None:
+                return _estimate(masks, chips, unseen, weights[left])
+            i = int(rand() * len(pool))
+            card = pool[i]
+            pool[i] = pool[-1]
+            pool.pop()
             left -= 1
         else:
             chips[active] = mine - 1
@@ -169,6 +251,31 @@ def _playout(
             active += 1
             if active == n:
                 active = 0
+
+
+def _estimate(masks: list[int], chips: list[int], unseen: int, w: tuple[float, ...]) -> list[float]:
+    """Each seat's estimated final score: its score now plus the value function's change."""
+    held = 0
+    for m in masks:
+        held |= m
+    rest = unseen & ~held
+    w0, w1, w2, w3, w4, w5, w6 = w
+    scores = []
+    for m, c in zip(masks, chips, strict=True):
+        near = ((m << 1) | (m >> 1)) & ~m & rest
+        gaps = (m << 1) & (m >> 1) & ~m & rest
+        # A seat out of chips (or nearly) must take what comes: a cliff, not a curve.
+        cliff = w3 if c == 0 else w4 if c == 1 else 0.0
+        scores.append(
+            _points(m)
+            - c
+            + w0
+            + (w1 + w2 * c) * c
+            + cliff
+            + w5 * near.bit_count()
+            + w6 * gaps.bit_count()
+        )
+    return scores
 
 
 def fit_looseness(
@@ -195,20 +302,28 @@ def fit_looseness(
     return best
 
 
-def _rewards(masks: list[int], chips: list[int]) -> list[float]:
-    """Each seat's margin to the best other seat, plus the win bonus (split on a tie)."""
-    scores = [_points(m) - c for m, c in zip(masks, chips, strict=True)]
-    best = min(scores)
-    winners = scores.count(best)
+def _rewards(scores: list[float]) -> tuple[list[float], list[float]]:
+    """Each seat's margin to the best other seat, and that plus the win bonus (split on a tie)."""
     ordered = sorted(scores)
-    second = ordered[1]
-    rewards = []
-    for s in scores:
-        if s == best:
-            rewards.append(float(second - s) + WIN_BONUS / winners)
-        else:
-            rewards.append(float(best - s))
-    return rewards
+    best, second = ordered[0], ordered[1]
+    bonus = WIN_BONUS / scores.count(best)
+    margins = [(second if s == best else best) - s for s in scores]
+    return margins, [m + bonus if s == best else m for m, s in zip(margins, scores, strict=True)]
+
+
+_SPREAD: list[float] = [0.0]
+_SHRINK: list[float] = [0.0]
+
+
+def _uct_tables(size: int) -> tuple[list[float], list[float]]:
+    """UCT's exploration term as two look-ups: EXPLORATION * sqrt(ln a) and 1 / sqrt(v).
+
+    Table look-ups cost less than the log and square root that each selection needs.
+    """
+    for k in range(len(_SPREAD), size + 1):
+        _SPREAD.append(EXPLORATION * math.sqrt(math.log(k)))
+        _SHRINK.append(1 / math.sqrt(k))
+    return _SPREAD, _SHRINK
 
 
 def search(
@@ -217,19 +332,25 @@ def search(
     """ISMCTS from the decision: the most visited root action after the search."""
     n = len(decision.masks)
     root = Node()
-    unseen = list(decision.unseen)
+    unseen = decision.unseen
     pile_size = decision.pile_size
     looseness = decision.looseness
-    log, sqrt = math.log, math.sqrt
-    explore = EXPLORATION
+    spread, shrink = _uct_tables(iterations + 1)
+    rand = rng.random
     clock = time.perf_counter
+    weights = VALUE_WEIGHTS.get(n)
+    unseen_mask = 0
+    for c in unseen:
+        unseen_mask |= 1 << c
+    # The root's margins without the win bonus: what each action is worth in points.
+    margin_sums = [0.0, 0.0]
     done = 0
     while done < iterations:
         if done % CLOCK_EVERY == 0 and done and clock() >= deadline:
             break
         done += 1
-        rng.shuffle(unseen)
-        pile = unseen[:pile_size]
+        pool = list(unseen)
+        left = pile_size
         masks = list(decision.masks)
         chips = list(decision.chips)
         card, on, active = decision.card, decision.chips_on, decision.me
@@ -243,13 +364,15 @@ def search(
             if can_pass:
                 pass_.avail += 1
             chose_take: bool
-            if take.visits == 0 or not can_pass:
+            floor = ROOT_MIN_VISITS if node is root else 1
+            if take.visits < floor or not can_pass:
                 edge, chose_take = take, True
-            elif pass_.visits == 0:
+            elif pass_.visits < floor:
                 edge, chose_take = pass_, False
             else:
-                t = take.reward / take.visits + explore * sqrt(log(take.avail) / take.visits)
-                p = pass_.reward / pass_.visits + explore * sqrt(log(pass_.avail) / pass_.visits)
+                tv, pv = take.visits, pass_.visits
+                t = take.reward / tv + spread[take.avail] * shrink[tv]
+                p = pass_.reward / pv + spread[pass_.avail] * shrink[pv]
                 edge, chose_take = (take, True) if t >= p else (pass_, False)
             expanding = edge.visits == 0
             path.append((edge, active))
@@ -258,10 +381,15 @@ def search(
                 masks[active] |= 1 << card
                 chips[active] += on
                 on = 0
-                if not pile:
+                if not left:
                     over = True
                     break
-                card = pile.pop()
+                # The next card: one of the unseen cards at random, as a shuffled pile would.
+                i = int(rand() * len(pool))
+                card = pool[i]
+                pool[i] = pool[-1]
+                pool.pop()
+                left -= 1
                 nxt = edge.after_take.get(card)
                 if nxt is None and not expanding:
                     nxt = edge.after_take[card] = Node()
@@ -277,9 +405,25 @@ def search(
             if expanding:
                 break
             node = nxt
-        if not over:
-            _playout(masks, chips, pile, card, on, active, looseness, rng)
-        rewards = _rewards(masks, chips)
+        if over:
+            scores = [float(_points(m) - c) for m, c in zip(masks, chips, strict=True)]
+        else:
+            scores = _playout(
+                masks,
+                chips,
+                pool,
+                left,
+                card,
+                on,
+                active,
+                looseness,
+                rand,
+                PLAYOUT_TAKES,
+                unseen_mask,
+                weights,
+            )
+        margins, rewards = _rewards(scores)
+        margin_sums[path[0][0] is root.take] += margins[decision.me]
         for edge, seat in path:
             edge.visits += 1
             edge.reward += rewards[seat]
@@ -289,4 +433,6 @@ def search(
         iterations=done,
         take_visits=take_visits,
         pass_visits=pass_visits,
+        take_value=margin_sums[True] / take_visits if take_visits else math.nan,
+        pass_value=margin_sums[False] / pass_visits if pass_visits else math.nan,
     )

@@ -200,6 +200,7 @@ class Driver:
         self.window = Window()
         self.stopping = False
         self.games_started = 0
+        self.moves = 0  # moves the bot took, every table, the whole run (window or not)
         # Seconds between one table's clicks (0: as fast as answered): the moves offered.
         self.pace = 0.0
         # Per player, when their chips changed first since their DM last changed.
@@ -307,6 +308,7 @@ class Driver:
                     game = await self.game_state(table_id, game.players)
                     continue
                 game.apply(player, action)
+                self.moves += 1
                 self.unshown.setdefault(player, callback.at)
                 if game.is_over:
                     self.game_ended(message, game, callback.at)
@@ -345,6 +347,7 @@ class Driver:
                     state = await self.rage_state(table_id)
                     continue
                 state.apply(player, action)
+                self.moves += 1
                 if self.window.open:
                     self.window.clicks += 1
                     self.window.latencies.append(seconds)
@@ -560,6 +563,10 @@ class Result:
     hosts: dict[str, int] = field(default_factory=dict)
     direct: dict[str, int] = field(default_factory=dict)  # to the fake's own host
     proxy_host: str | None = None
+    # Over the whole run (set-up and warm-up too, like ``requests``): games started and
+    # moves the bot took.
+    games: int = 0
+    moves: int = 0
 
     @property
     def clicks_per_second(self) -> float:
@@ -732,7 +739,9 @@ async def start_proxy(upstream: str, folder: Path) -> tuple[subprocess.Popen[byt
 async def wait_connected(
     fake: FakeDiscord, guilds: int, bots: list[subprocess.Popen[bytes]]
 ) -> None:
-    """Until every bot has identified and been sent its guilds, and had a moment for them."""
+    """Until every bot has identified and been sent its guilds (no fixed wait for ready:
+    discord.py dispatches it about two seconds after the last guild, and the tables' first
+    commands, answered within ANSWER_TIMEOUT, simply come after it on a slow machine)."""
     deadline = time.monotonic() + 60
     while fake.guilds_sent < guilds or len(fake.shards) < len(bots):
         for bot in bots:
@@ -741,7 +750,6 @@ async def wait_connected(
         if time.monotonic() > deadline:
             raise RuntimeError("the bot did not connect within 60 s")
         await asyncio.sleep(0.05)
-    await asyncio.sleep(2.5)  # discord.py waits for the guilds, then dispatches ready
 
 
 def pin_cpus(pids: list[int]) -> None:
@@ -911,6 +919,8 @@ async def run_once(
                     hosts=dict(fake.hosts),
                     direct=dict(fake.direct),
                     proxy_host=None if proxy_url is None else proxy_url.split("//", 1)[1],
+                    games=driver.games_started,
+                    moves=driver.moves,
                 )
         except BaseException:
             for each in folders:

@@ -86,6 +86,9 @@ def mistake_embed(
     embed.description = "\n".join(lines) + (f"\n\n{table_text}" if table_text else "")
     embed.set_footer(text=t("review.item.footer", locale, table=game.table_id, step=mistake.step))
     if picture:
+        # In the embed, not as a plain attachment like the live table's: a message's plain
+        # attachments show together above its embeds, as a mosaic narrower than an embed
+        # image, away from each verdict. The replay button opens the move at full width.
         embed.set_image(url=f"attachment://{picture_name(rank)}")
     return embed
 

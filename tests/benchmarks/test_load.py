@@ -18,7 +18,7 @@ def load_run() -> ModuleType:
 async def test_tables_play_on_the_wire(mode: str) -> None:
     """Against the fake Discord over loopback, with discord.py's own webhook adapter and
     HTTP client: every click answered, the clickers' DMs edited in place (cardtable's
-    paced below Discord's global limit), no errors, nothing deferred."""
+    never more than one edit per chip change), no errors, nothing deferred."""
     run = load_run()
     result = await run.run_once(
         mode, tables=2, seconds=1.5, warmup=0.5, seed=15, profile=None, pictures=False
@@ -27,10 +27,14 @@ async def test_tables_play_on_the_wire(mode: str) -> None:
     assert result.errors == 0 and result.deferred == 0
     assert result.requests["interaction callback"] >= result.clicks
     if mode == "cardtable":
-        # The living DMs go through the paced lane: edited, latest state winning (the rate
-        # itself is measured by run.py's rate-limited fake Discord).
-        counted = sum(result.requests[kind] for kind in ("POST DM", "PATCH DM message"))
-        assert result.requests["PATCH DM message"] > 0 and counted < result.clicks // 4
+        # The living DMs go through the lane, latest state winning: one start letter per
+        # player and game, and at most one edit per chip change and per game's end (a
+        # queued edit that a newer state replaced is not sent). How far edits coalesce
+        # depends on the speed of the clicks, so it is not asserted here; the rate is
+        # measured by run.py's rate-limited fake Discord.
+        letters = run.PLAYERS * result.games
+        assert 0 < result.requests["POST DM"] <= letters
+        assert 0 < result.requests["PATCH DM message"] <= result.moves + letters
     else:
         assert result.requests["PATCH DM message"] >= result.clicks // 2
     assert "unknown" not in " ".join(result.requests)

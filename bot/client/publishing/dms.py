@@ -8,7 +8,8 @@ table and player, so a player's DM requests never overtake each other. Letters a
 queued in the order of the changes (the table core hands them over under the table's
 lock), and a DM that begins something (the start of a game) is written as the change
 left it and sent before any later edit; a living edit shows the state as it is when it
-goes out, so edits queued during a backlog collapse into one (latest state wins).
+goes out, so edits queued during a backlog collapse into one (latest state wins). A
+finished game's DM goes ahead of the running games' (its final chips are the last word).
 
 Opening a player's DM channel (the first DM since the bot started) is a lane job of its
 own, one at a time (the group ``DM_OPEN``). The route has a bucket of its own that
@@ -116,7 +117,7 @@ class PlayerDms:
             self._awaiting_channel.setdefault(user_id, {})[key] = None
             self.lane.put(
                 (DM_OPEN, user_id),
-                Priority.DM,
+                self._priority(key),
                 lambda: self._open_channel(user_id),
                 delay=delay,
                 group=DM_OPEN,
@@ -125,8 +126,20 @@ class PlayerDms:
         else:
             cost = 2  # the opening failed: the DM opens it again itself (and handles why)
         self.lane.put(
-            ("dm", *key), Priority.DM, lambda: self._send_next(key), cost=cost, delay=delay
+            ("dm", *key), self._priority(key), lambda: self._send_next(key), cost=cost, delay=delay
         )
+
+    def _priority(self, key: tuple[int, str]) -> Priority:
+        """A living DM's priority; a game's last DM goes ahead of the running games' DMs.
+
+        Under overload living DMs refresh less often, but a finished game's DM is the last
+        word on it (the player's final chips), and nothing later replaces it: it goes out
+        at the turn pings' priority, one request per player and game.
+        """
+        outbox = self._outboxes.get(key)
+        if outbox is not None and outbox.session.status != "running":
+            return Priority.PING
+        return Priority.DM
 
     async def _open_channel(self, user_id: int) -> None:
         """Open a player's DM channel, then queue the DMs that wait for it."""

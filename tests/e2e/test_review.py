@@ -239,8 +239,11 @@ async def test_a_rage_review(simcord_env: Env, monkeypatch: pytest.MonkeyPatch) 
     assert asked.ephemeral and deferred == [True]
     summary, *decisions = asked.response.embeds
     assert summary.title == f"🎓 Your Rage game · table #{table_id}"
-    # Random moves: a game full of costly decisions.
-    assert len(decisions) == 3 and len(asked.response.attachments) == 3
+    # Random moves: a game full of costly decisions. How many of the costliest the hard
+    # level would have played differently depends on the level, so not exactly three;
+    # each shown decision has its picture.
+    assert 1 <= len(decisions) <= 3
+    assert len(asked.response.attachments) == len(decisions)
     for embed, attachment in zip(decisions, asked.response.attachments, strict=True):
         assert embed.description.count("Your hand:") == 1
         assert embed.image.url == f"attachment://{attachment.filename}"

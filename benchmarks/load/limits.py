@@ -20,9 +20,9 @@ reports per bot and rate:
 
 ``--proxy`` runs cardtable as two processes (shards 0 and 1 of 2, on a throw-away
 PostgreSQL server) whose REST calls all go through one real rate-limiting proxy process
-(nirn.py, ``proxy_process.py``) in front of the fake Discord, each pacing itself to half
-the token's rate (``CARDTABLE_REST_SHARE=0.5``), at 2x the budget unless ``--multiples``
-says otherwise.
+(nirn.py, ``proxy_process.py``) in front of the fake Discord, each pacing itself to
+0.45 of the token's rate (``CARDTABLE_REST_SHARE``, ``--share``: half, less a tenth for
+the proxy's jitter), at 2x the budget unless ``--multiples`` says otherwise.
 
 Run: ``uv run python benchmarks/load/limits.py [--seconds 60] [--tables 30] [--proxy]``
 """
@@ -123,6 +123,7 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
                 moves_per_second=offered,
                 limits=True,
                 storage=storage,
+                share=args.share,
                 processes=2 if args.proxy else 1,
                 proxy=args.proxy,
             )
@@ -144,6 +145,12 @@ if __name__ == "__main__":
     parser.add_argument("--tables", type=int, default=30)
     parser.add_argument("--multiples", type=float, nargs="+", default=None)
     parser.add_argument("--proxy", action="store_true", help="two processes behind nirn.py")
+    parser.add_argument(
+        "--share",
+        type=float,
+        default=None,
+        help="with --proxy, each process's CARDTABLE_REST_SHARE (default: 0.9 / processes)",
+    )
     parser.add_argument(
         "--bots", nargs="+", choices=["cardtable", "lean+DM"], default=["cardtable", "lean+DM"]
     )

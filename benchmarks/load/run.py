@@ -102,6 +102,9 @@ EPHEMERAL_FLAG = 64
 PLAYERS = 3
 PASS_CHANCE = 0.6
 ANSWER_TIMEOUT = 30.0
+# Behind a shared proxy, the processes' shares add up to this much of the token's rate: a
+# proxy that stalls for a moment forwards what it held at once, so the lanes leave room.
+PROXY_SHARE = 0.9
 # In a living DM: the game's table message (its link), and the chips it shows ("You have
 # **13** chips", "You have 9 chips left", "You have 11 chips; keep them secret").
 DM_GAME = re.compile(r"discord\.com/channels/\d+/\d+/(?P<message>\d+)")
@@ -792,6 +795,7 @@ async def run_once(
     moves_per_second: float | None = None,
     limits: bool = False,
     proxy: bool = False,
+    share: float | None = None,
 ) -> Result:
     """The bot in 1 or more processes, N tables: warm up, measure, stop (traced: the heap).
 
@@ -814,11 +818,12 @@ async def run_once(
         proxy_url: str | None = None
         if proxy:
             # Every process's REST calls through one proxy process; each paces itself to
-            # its share of the token's rate, so that their sum stays under the limit.
+            # its share of the token's rate, so that their sum stays under the limit,
+            # leaving a tenth more for the proxy's jitter (as docs/deployment.md advises).
             proxy_process, proxy_url = await start_proxy(base_url, folder)
             extra_env = {
                 "DISCORD_API_BASE": proxy_url,
-                "CARDTABLE_REST_SHARE": f"{1 / processes:.6f}",
+                "CARDTABLE_REST_SHARE": f"{share or PROXY_SHARE / processes:.6f}",
             }
         try:
             async with storage.for_run(folder) as (database_url, database):

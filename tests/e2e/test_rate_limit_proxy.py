@@ -3,7 +3,8 @@
 The fake Discord of the load benchmark enforces Discord's limits (the global 50 a second
 with the bot's token, route buckets, 429s with their scope); two real bot processes
 (shards 0 and 1 of 2, one PostgreSQL database) send every REST call through one nirn.py
-process (benchmarks/load/proxy_process.py), each pacing itself to half the token's rate.
+process (benchmarks/load/proxy_process.py), each pacing itself to 0.45 of the token's rate
+(half, less a tenth for the proxy's jitter).
 Moves are offered at twice what the global limit lets the DMs keep up with.
 """
 

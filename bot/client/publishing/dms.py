@@ -50,6 +50,11 @@ RETRY_AFTER = 5.0
 # The lane's group of DM channel openings, and how many may be in flight at once.
 DM_OPEN = "dm-open"
 DM_OPENS_IN_FLIGHT = 1
+# Discord lets a channel take 5 edits (or 5 sends) per 5 s. A running game's DM to a
+# player waits this long after that player's last DM request, so its edits spend at most
+# four of the five: the DM that ends a game is never held by a spent bucket (discord.py
+# would hold it until the bucket resets, up to 5 s), and no DM edit meets a 429.
+DM_GAP = 1.25
 
 
 @dataclass(slots=True)
@@ -77,6 +82,8 @@ class PlayerDms:
         self.lane = lane
         self._outboxes: dict[tuple[int, str], _Outbox] = {}
         self._dm_channels: dict[int, int] = {}  # user id -> DM channel id, oldest first
+        # User id -> when (the loop's clock) their last DM request went, oldest first.
+        self._last_request: dict[int, float] = {}
         # Players' DMs waiting for their channel to be opened, by user id (in order).
         self._awaiting_channel: dict[int, dict[tuple[int, str], None]] = {}
         lane.limit_group(DM_OPEN, DM_OPENS_IN_FLIGHT)
@@ -125,9 +132,19 @@ class PlayerDms:
             return
         else:
             cost = 2  # the opening failed: the DM opens it again itself (and handles why)
-        self.lane.put(
-            ("dm", *key), self._priority(key), lambda: self._send_next(key), cost=cost, delay=delay
-        )
+        priority = self._priority(key)
+        if priority is Priority.DM:
+            last = self._last_request.get(user_id)
+            if last is not None:
+                delay = max(delay, last + DM_GAP - asyncio.get_running_loop().time())
+        self.lane.put(("dm", *key), priority, lambda: self._send_next(key), cost=cost, delay=delay)
+
+    def _requested(self, user_id: int) -> None:
+        """Note that a DM request to this user went now (for DM_GAP)."""
+        self._last_request.pop(user_id, None)
+        self._last_request[user_id] = asyncio.get_running_loop().time()
+        if len(self._last_request) > DM_CHANNELS_KEPT:
+            del self._last_request[next(iter(self._last_request))]
 
     def _priority(self, key: tuple[int, str]) -> Priority:
         """A living DM's priority; a game's last DM goes ahead of the running games' DMs.
@@ -185,6 +202,7 @@ class PlayerDms:
             del self._outboxes[key]
             return
         await self.host.wait_until_ready()
+        self._requested(int(player))
         retry = False
         if outbox.fresh:
             fresh, begins_living = outbox.fresh[0]

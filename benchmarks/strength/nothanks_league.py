@@ -5,8 +5,9 @@ Entrants (by name):
 - ``ismcts-N``: the independent information-set MCTS (nothanks_ismcts.py, beside this
   script) with N iterations a decision (25, 100, 400, 1600 in the standard league);
 - ``easy``, ``normal``, ``hard``, ``expert``: the bot's levels as they are now (hard and
-  expert capped by their iteration counts, never by the clock, so results do not depend
-  on the machine's load); ``hard@N`` is the hard search with N iterations;
+  expert capped by their work budgets and deal caps, never by the clock, so results do
+  not depend on the machine's load); ``hard@N`` is the hard search with N deals a
+  decision (no work budget);
 - ``legacy-easy``, ``legacy-normal``, ``legacy-hard``: the levels as they were before
   issue 16 (frozen/nothanks_legacy.py; legacy hard keeps its 250 ms budget, which it
   rarely uses);
@@ -49,7 +50,7 @@ from league import (
 from nothanks_ismcts import ismcts_action
 
 from bot.ai import Level, choose_nothanks_action
-from bot.ai.nothanks import EXPERT_ITERATIONS, HARD_ITERATIONS, search_view
+from bot.ai.nothanks import search_view
 from bot.engines.nothanks import PASS, TAKE, Action, NoThanksGame, PlayerView
 
 ISMCTS = ["ismcts-25", "ismcts-100", "ismcts-400", "ismcts-1600"]
@@ -64,7 +65,7 @@ LINEUPS = {
 UNHURRIED = 600.0
 
 
-# The share of its iteration cap each clocked search reached, in this process.
+# The share of its planned deals each clocked search reached, in this process.
 CLOCKED: list[float] = []
 
 
@@ -75,8 +76,7 @@ def decide(entrant: str, view: PlayerView, rng: random.Random) -> Action:
         if view.chips[view.viewer or ""] == 0:
             return TAKE
         result = search_view(view, level, rng)
-        cap = EXPERT_ITERATIONS if level is Level.EXPERT else HARD_ITERATIONS
-        CLOCKED.append(result.iterations / cap)
+        CLOCKED.append(result.iterations / result.planned)
         return TAKE if result.take else PASS
     if entrant.startswith("ismcts-"):
         return ismcts_action(view, int(entrant.removeprefix("ismcts-")), rng)
@@ -125,7 +125,7 @@ def play_game(lineup: Sequence[str], seed: int) -> GameResult:
 
 
 # One head-to-head game: the hero's seat, the result, the hero's wall and CPU times, and
-# the share of its iteration cap that each of its clocked searches reached.
+# the share of its planned deals that each of its clocked searches reached.
 H2HGame = tuple[int, GameResult, list[float], list[float], list[float]]
 
 
@@ -188,7 +188,7 @@ def h2h_report(results: Sequence[H2HGame], hero: str, players: int) -> str:
         cut = sum(share < 1 for share in clocked)
         lines.append(
             f"the clock stopped {cut} of {len(clocked)} searches ({cut / len(clocked):.1%});"
-            f" mean share of the iteration cap reached {statistics.fmean(clocked):.1%},"
+            f" mean share of the planned deals reached {statistics.fmean(clocked):.1%},"
             f" lowest {min(clocked):.1%}"
         )
     return "\n".join(

@@ -3,13 +3,15 @@
 The search sees only what the deciding player sees: the public cards, the chips it was
 given (its own, and the others' as counted from the public moves), the unseen cards and
 how many of them are still in the pile. Each iteration draws one pile from the unseen
-cards (a determinisation), walks the shared tree by UCT, grows it by one edge and plays
-the rest of the game with a heuristic policy. A decision node belongs to one information
+cards (a determinisation) and, for each root action on that same pile, walks the shared
+tree by UCT, grows it by one edge and plays the rest of the game with a heuristic
+policy. A decision node belongs to one information
 set of the searcher: after a take the tree branches on the card that turns up, never on
 cards nobody has seen.
 
-The search is anytime: it stops at an iteration cap (which makes it deterministic for a
-seed) or at a deadline (a safety cap on a busy machine), whichever comes first.
+The search is anytime: it stops at its caps (iterations, and work: cards turned up; they
+make it deterministic for a seed) or at a deadline (a safety cap on a busy machine),
+whichever comes first.
 """
 
 from __future__ import annotations
@@ -27,16 +29,16 @@ EXPLORATION = 24.0
 # The reward is the margin to the best other player plus this much for a win (shared
 # wins split it), so the search cares about winning, not only about the margin.
 WIN_BONUS = 12.0
-# Each root action is tried at least this many times before UCT may neglect it: the
-# outcomes have heavy tails, and a few unlucky early samples must not starve an action.
-ROOT_MIN_VISITS = 24
 # Check the clock every this many iterations (a clock read costs about an iteration's
 # hundredth, but there is no need to pay it every time).
 CLOCK_EVERY = 16
 # Fitted looseness of the other seats: the shifts tried, and the pull towards none.
 LOOSENESS_RANGE = range(-6, 9)
 LOOSENESS_PRIOR = 0.3
-# A playout plays this many takes, then the value function estimates the rest of the game.
+# A deal's fixed cost (copying the position, the reward, the backup) in cards turned up:
+# the work budget counts a playout as the cards still to come plus this.
+DEAL_OVERHEAD = 3
+# With the value function on, a playout plays this many takes and it estimates the rest.
 PLAYOUT_TAKES = 8
 
 # The value function: a seat's score change from now to the end, as a linear function of
@@ -131,6 +133,8 @@ class SearchResult:
     # root action, over the iterations that tried it (NaN if none did).
     take_value: float = math.nan
     pass_value: float = math.nan
+    # The deals the caps allowed; fewer were searched if the deadline came first.
+    planned: int = 0
 
 
 def _cost(mask: int, card: int) -> int:
@@ -194,6 +198,8 @@ def _playout(
     takes: int,
     unseen: int,
     weights: Weights | None,
+    *,
+    dealt: bool = False,
 ) -> list[float]:
     """Play on with ``policy_takes``: each seat's final score (the lists change in place).
 
@@ -202,7 +208,8 @@ def _playout(
     cards that were unseen at the start of the playout.
 
     ``left`` cards of ``pool`` are still to turn up, drawn at random as they are needed (the
-    rest of the pool are the removed cards). The policy is inlined here, because playouts
+    rest of the pool are the removed cards); ``dealt``: the pool is the pile itself, its
+    next card last. The policy is inlined here, because playouts
     are most of the search's time, and the noise is drawn only when it can change the
     answer: the same distribution of play for fewer calls.
     """
@@ -240,10 +247,13 @@ def _playout(
             takes -= 1
             if not takes and weights is not None:
                 return _estimate(masks, chips, unseen, weights[left])
-            i = int(rand() * len(pool))
-            card = pool[i]
-            pool[i] = pool[-1]
-            pool.pop()
+            if dealt:
+                card = pool.pop()
+            else:
+                i = int(rand() * len(pool))
+                card = pool[i]
+                pool[i] = pool[-1]
+                pool.pop()
             left -= 1
         else:
             chips[active] = mine - 1
@@ -327,21 +337,51 @@ def _uct_tables(size: int) -> tuple[list[float], list[float]]:
 
 
 def search(
-    decision: Decision, rng: random.Random, *, iterations: int, deadline: float
+    decision: Decision,
+    rng: random.Random,
+    *,
+    iterations: int,
+    deadline: float,
+    work: int | None = None,
+    value: bool = False,
 ) -> SearchResult:
-    """ISMCTS from the decision: the most visited root action after the search."""
+    """ISMCTS from the decision: the root action with the better mean reward.
+
+    Each iteration deals one pile and plays both root actions on it (the same cards in the
+    same order), so the two are compared on the same luck: the difference between them
+    has a fraction of the variance of two independent samples, and neither action can be
+    starved by a few unlucky early deals. Below the root, UCT walks one shared tree per
+    action. ``work`` caps the cards the playouts may turn up in all (each playout turns up
+    every card still to come; ``DEAL_OVERHEAD`` more stand for its fixed cost), so a
+    decision costs about the same CPU early in a game, when playouts are long, as late,
+    when they are short; ``iterations`` caps the deals either way. ``value``: playouts
+    stop after a few takes and the value function learned from self-play estimates the
+    rest (cheaper per deal, but it measured weaker than playing to the end).
+
+        result = search(decision, random.Random(7), iterations=4000, deadline=math.inf,
+                        work=9_000)
+        result.take  # True: take the card
+    """
     n = len(decision.masks)
     root = Node()
     unseen = decision.unseen
     pile_size = decision.pile_size
     looseness = decision.looseness
+    me = decision.me
+    can_pass_root = decision.chips[me] > 0
+    branches = (True, False) if can_pass_root else (True,)
+    if work is not None:
+        per_deal = len(branches) * (pile_size + 1 + DEAL_OVERHEAD)
+        iterations = min(iterations, max(1, work // per_deal))
     spread, shrink = _uct_tables(iterations + 1)
     rand = rng.random
     clock = time.perf_counter
-    weights = VALUE_WEIGHTS.get(n)
+    weights = VALUE_WEIGHTS.get(n) if value else None
+    takes_before_estimate = PLAYOUT_TAKES if weights is not None else -1
     unseen_mask = 0
     for c in unseen:
         unseen_mask |= 1 << c
+    size = len(unseen)
     # The root's margins without the win bonus: what each action is worth in points.
     margin_sums = [0.0, 0.0]
     done = 0
@@ -349,90 +389,98 @@ def search(
         if done % CLOCK_EVERY == 0 and done and clock() >= deadline:
             break
         done += 1
-        pool = list(unseen)
-        left = pile_size
-        masks = list(decision.masks)
-        chips = list(decision.chips)
-        card, on, active = decision.card, decision.chips_on, decision.me
-        node: Node | None = root
-        path: list[tuple[Edge, int]] = []
-        over = False
-        while node is not None:
-            take, pass_ = node.take, node.pass_
-            take.avail += 1
-            can_pass = chips[active] > 0
-            if can_pass:
-                pass_.avail += 1
-            chose_take: bool
-            floor = ROOT_MIN_VISITS if node is root else 1
-            if take.visits < floor or not can_pass:
-                edge, chose_take = take, True
-            elif pass_.visits < floor:
-                edge, chose_take = pass_, False
-            else:
-                tv, pv = take.visits, pass_.visits
-                t = take.reward / tv + spread[take.avail] * shrink[tv]
-                p = pass_.reward / pv + spread[pass_.avail] * shrink[pv]
-                edge, chose_take = (take, True) if t >= p else (pass_, False)
-            expanding = edge.visits == 0
-            path.append((edge, active))
-            nxt: Node | None
-            if chose_take:
-                masks[active] |= 1 << card
-                chips[active] += on
-                on = 0
-                if not left:
-                    over = True
+        # One deal for both root actions: the pile's order, drawn by a partial shuffle.
+        deal = list(unseen)
+        for k in range(pile_size):
+            j = k + int(rand() * (size - k))
+            deal[k], deal[j] = deal[j], deal[k]
+        for first in branches:
+            masks = list(decision.masks)
+            chips = list(decision.chips)
+            card, on, active = decision.card, decision.chips_on, me
+            drawn = 0
+            node: Node | None = root
+            path: list[tuple[Edge, int]] = []
+            over = False
+            while node is not None:
+                take, pass_ = node.take, node.pass_
+                can_pass = chips[active] > 0
+                if node is root:
+                    edge, chose_take = (take, True) if first else (pass_, False)
+                else:
+                    take.avail += 1
+                    if can_pass:
+                        pass_.avail += 1
+                    if take.visits == 0 or not can_pass:
+                        edge, chose_take = take, True
+                    elif pass_.visits == 0:
+                        edge, chose_take = pass_, False
+                    else:
+                        tv, pv = take.visits, pass_.visits
+                        t = take.reward / tv + spread[take.avail] * shrink[tv]
+                        p = pass_.reward / pv + spread[pass_.avail] * shrink[pv]
+                        edge, chose_take = (take, True) if t >= p else (pass_, False)
+                expanding = edge.visits == 0
+                path.append((edge, active))
+                nxt: Node | None
+                if chose_take:
+                    masks[active] |= 1 << card
+                    chips[active] += on
+                    on = 0
+                    if drawn == pile_size:
+                        over = True
+                        break
+                    card = deal[drawn]
+                    drawn += 1
+                    nxt = edge.after_take.get(card)
+                    if nxt is None and not expanding:
+                        nxt = edge.after_take[card] = Node()
+                        expanding = True
+                else:
+                    chips[active] -= 1
+                    on += 1
+                    active = active + 1 if active + 1 < n else 0
+                    nxt = edge.after_pass
+                    if nxt is None and not expanding:
+                        nxt = edge.after_pass = Node()
+                        expanding = True
+                if expanding:
                     break
-                # The next card: one of the unseen cards at random, as a shuffled pile would.
-                i = int(rand() * len(pool))
-                card = pool[i]
-                pool[i] = pool[-1]
-                pool.pop()
-                left -= 1
-                nxt = edge.after_take.get(card)
-                if nxt is None and not expanding:
-                    nxt = edge.after_take[card] = Node()
-                    expanding = True
+                node = nxt
+            if over:
+                scores = [float(_points(m) - c) for m, c in zip(masks, chips, strict=True)]
             else:
-                chips[active] -= 1
-                on += 1
-                active = active + 1 if active + 1 < n else 0
-                nxt = edge.after_pass
-                if nxt is None and not expanding:
-                    nxt = edge.after_pass = Node()
-                    expanding = True
-            if expanding:
-                break
-            node = nxt
-        if over:
-            scores = [float(_points(m) - c) for m, c in zip(masks, chips, strict=True)]
-        else:
-            scores = _playout(
-                masks,
-                chips,
-                pool,
-                left,
-                card,
-                on,
-                active,
-                looseness,
-                rand,
-                PLAYOUT_TAKES,
-                unseen_mask,
-                weights,
-            )
-        margins, rewards = _rewards(scores)
-        margin_sums[path[0][0] is root.take] += margins[decision.me]
-        for edge, seat in path:
-            edge.visits += 1
-            edge.reward += rewards[seat]
-    take_visits, pass_visits = root.take.visits, root.pass_.visits
+                # The rest of the deal, reversed: the playouts draw from the end.
+                pool = deal[pile_size - 1 : drawn - 1 if drawn else None : -1]
+                scores = _playout(
+                    masks,
+                    chips,
+                    pool,
+                    pile_size - drawn,
+                    card,
+                    on,
+                    active,
+                    looseness,
+                    rand,
+                    takes_before_estimate,
+                    unseen_mask,
+                    weights,
+                    dealt=True,
+                )
+            margins, rewards = _rewards(scores)
+            margin_sums[first] += margins[me]
+            for edge, seat in path:
+                edge.visits += 1
+                edge.reward += rewards[seat]
+    take, pass_ = root.take, root.pass_
+    take_mean = take.reward / take.visits if take.visits else -math.inf
+    pass_mean = pass_.reward / pass_.visits if pass_.visits else -math.inf
     return SearchResult(
-        take=take_visits >= pass_visits,
+        take=take_mean >= pass_mean,
         iterations=done,
-        take_visits=take_visits,
-        pass_visits=pass_visits,
-        take_value=margin_sums[True] / take_visits if take_visits else math.nan,
-        pass_value=margin_sums[False] / pass_visits if pass_visits else math.nan,
+        take_visits=take.visits,
+        pass_visits=pass_.visits,
+        take_value=margin_sums[True] / take.visits if take.visits else math.nan,
+        pass_value=margin_sums[False] / pass_.visits if pass_.visits else math.nan,
+        planned=iterations,
     )

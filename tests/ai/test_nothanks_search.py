@@ -6,13 +6,14 @@ import fnmatch
 import math
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.ai import Level, choose_nothanks_action, nothanks_search
 from bot.ai.nothanks import search_decision, search_view, table_from_view
 from bot.ai.nothanks_search import (
-    ROOT_MIN_VISITS,
+    DEAL_OVERHEAD,
     VALUE_FEATURES,
     VALUE_PATH,
     VALUE_WEIGHTS,
@@ -66,7 +67,7 @@ def test_the_runtime_image_ships_the_value_function() -> None:
 def test_the_search_ends_its_playouts_with_the_value_function(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Early in a game the playouts stop after a few takes and ask the value function."""
+    """With the value function on, early playouts stop after a few takes and ask it."""
     calls = []
     estimate = nothanks_search._estimate
 
@@ -78,9 +79,13 @@ def test_the_search_ends_its_playouts_with_the_value_function(
     game = position(3, 41, 4)
     view = game.view(game.active_player)
     decision = search_decision(view, table_from_view(view))
-    result = search(decision, random.Random(1), iterations=200, deadline=math.inf)
+    result = search(decision, random.Random(1), iterations=200, deadline=math.inf, value=True)
     assert result.iterations == 200
-    assert len(calls) > 150
+    assert len(calls) > 300
+    calls.clear()
+    # Off (the levels' way): every playout is played to the end.
+    search(decision, random.Random(1), iterations=200, deadline=math.inf)
+    assert not calls
 
 
 def mean_final_scores(n: int, seed: int, runs: int, weights: object) -> list[float]:
@@ -157,13 +162,57 @@ def test_the_root_values_say_what_each_action_is_worth() -> None:
     assert result.take_value > result.pass_value + 1
 
 
-def test_each_root_action_is_tried_before_uct_may_neglect_it() -> None:
-    """Even a clearly worse action gets its floor of tries, so unlucky samples cannot bury it."""
+def test_both_root_actions_are_played_on_every_deal() -> None:
+    """Taking and passing are compared on the same deals, so neither can be starved."""
     game = position(3, 47, 10)
     view = game.view(game.active_player)
     decision = search_decision(view, table_from_view(view))
+    assert decision.chips[decision.me] > 0
     result = search(decision, random.Random(4), iterations=300, deadline=math.inf)
-    assert min(result.take_visits, result.pass_visits) >= ROOT_MIN_VISITS
+    assert result.take_visits == result.pass_visits == result.iterations == 300
+
+
+def test_the_same_deal_backs_both_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deal's take and its pass play on with the same cards in the same order."""
+    calls: list[tuple[int, list[int]]] = []
+    playout = nothanks_search._playout
+
+    def recording(*args: Any, **kwargs: Any) -> list[float]:
+        card, pool = args[4], args[2]
+        calls.append((card, list(pool)))
+        return playout(*args, **kwargs)
+
+    monkeypatch.setattr(nothanks_search, "_playout", recording)
+    game = position(3, 47, 10)
+    view = game.view(game.active_player)
+    decision = search_decision(view, table_from_view(view))
+    search(decision, random.Random(4), iterations=1, deadline=math.inf)
+    # The first deal: taking turns up the pile's first card, passing leaves it face up.
+    (take_card, take_pool), (pass_card, pass_pool) = calls
+    assert pass_card == decision.card
+    assert [take_card, *reversed(take_pool)] == list(reversed(pass_pool))
+    assert len(pass_pool) == decision.pile_size
+
+
+def test_the_work_budget_sizes_the_search_by_the_cards_still_to_come() -> None:
+    """Early (long playouts) the work budget allows fewer deals than late (short ones)."""
+    budget = 12_000
+    planned = []
+    for moves in (2, 60):
+        game = position(3, 61, moves)
+        view = game.view(game.active_player)
+        decision = search_decision(view, table_from_view(view))
+        assert decision.chips[decision.me] > 0
+        result = search(
+            decision, random.Random(1), iterations=100_000, deadline=math.inf, work=budget
+        )
+        expected = budget // (2 * (decision.pile_size + 1 + DEAL_OVERHEAD))
+        assert result.iterations == result.planned == expected
+        planned.append(expected)
+    assert planned[0] < planned[1]
+    # The deal cap still bounds the search.
+    capped = search(decision, random.Random(1), iterations=10, deadline=math.inf, work=budget)
+    assert capped.iterations == capped.planned == 10
 
 
 def test_search_view_is_the_search_behind_the_levels_choice() -> None:

@@ -34,6 +34,8 @@ FLAGS = [
 # Generous: the machine is shared, and the first page must not depend on luck.
 START_DEADLINE = 90.0
 STEP_TIMEOUT_MS = 30_000
+# A wait for several computers' moves at their usual two-second pace.
+COMPUTERS_PACE_TIMEOUT_MS = 120_000
 GAME_DEADLINE = 300.0
 # Playwright's assertions wait 5 s by default: too little for a step on a loaded machine.
 expect.set_options(timeout=STEP_TIMEOUT_MS)
@@ -291,7 +293,12 @@ def test_computers_moves_show_without_a_click(browser: Browser, demo: Demo) -> N
     expect(panel.get_by_text("Your turn: bid")).to_be_visible()
     panel.get_by_role("button", name="1", exact=True).click()
     expect(panel.get_by_text("Your bid: 1")).to_be_visible()
-    expect(panel.get_by_text(re.compile(r"^Your turn: (lead|follow|you have no)"))).to_be_visible()
+    # Up to three computers bid and three play before the viewer's turn, two seconds each
+    # at the usual pace: 12 s on a quiet machine, so more than one step's 30 s deadline
+    # on a loaded one.
+    expect(panel.get_by_text(re.compile(r"^Your turn: (lead|follow|you have no)"))).to_be_visible(
+        timeout=COMPUTERS_PACE_TIMEOUT_MS
+    )
     table = page.locator("article.channel-message", has_text="Table #1 ·").last
     expect(table.get_by_text(re.compile(r"bid …"))).to_have_count(0)
     check_page_errors(page)

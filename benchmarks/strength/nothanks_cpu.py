@@ -2,12 +2,14 @@
 
 Collects the decisions of seeded 3-player games (normal players; every decision where the
 seat still has chips), then times the hard or expert search on each with
-``time.thread_time`` (CPU time of this thread: what one quiet core would take, whatever
-the machine's load) with the iteration cap deciding. ``--profile`` adds a cProfile table
-of the first 100 decisions.
+``time.thread_time`` (CPU time of this thread, close to what one quiet core would take;
+on a virtual machine it also counts time the host took away, so compare runs side by
+side) with the work budget and the deal cap deciding. ``--work``, ``--iterations`` and
+``--value`` try other budgets and the value function; ``--profile`` adds a cProfile
+table of the first 100 decisions.
 
     uv run python benchmarks/strength/nothanks_cpu.py --level hard --games 4
-    uv run python benchmarks/strength/nothanks_cpu.py --level expert --iterations 3000
+    uv run python benchmarks/strength/nothanks_cpu.py --level hard --work 12500
 """
 
 from __future__ import annotations
@@ -59,6 +61,9 @@ def main() -> None:
     parser.add_argument("--level", default="hard", choices=["hard", "expert"])
     parser.add_argument("--iterations", type=int, help="replace the level's iteration cap")
     parser.add_argument("--work", type=int, help="replace the level's work budget")
+    parser.add_argument(
+        "--value", action="store_true", help="playouts cut short by the value function"
+    )
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--profile", action="store_true")
@@ -67,17 +72,28 @@ def main() -> None:
     cap = args.iterations or (EXPERT_ITERATIONS if expert else HARD_ITERATIONS)
     work = args.work or (EXPERT_WORK if expert else HARD_WORK)
     inputs = decisions(args.games, args.seed)
+
+    def run(index: int, decision: Decision) -> None:
+        search(
+            decision,
+            random.Random(index),
+            iterations=cap,
+            deadline=math.inf,
+            work=work,
+            value=args.value,
+        )
+
     if args.profile:
         profile = cProfile.Profile()
         profile.enable()
         for index, decision in enumerate(inputs[:100]):
-            search(decision, random.Random(index), iterations=cap, deadline=math.inf, work=work)
+            run(index, decision)
         profile.disable()
         pstats.Stats(profile).sort_stats("tottime").print_stats(10)
     times = []
     for index, decision in enumerate(inputs):
         start = time.thread_time()
-        search(decision, random.Random(index), iterations=cap, deadline=math.inf, work=work)
+        run(index, decision)
         times.append(time.thread_time() - start)
     print(
         f"{args.level}, work {work}, at most {cap} deals, {len(times)} decisions: CPU p50"

@@ -7,7 +7,9 @@ Entrants (by name):
 - ``easy``, ``normal``, ``hard``, ``expert``: the bot's levels as they are now (hard and
   expert capped by their work budgets and deal caps, never by the clock, so results do
   not depend on the machine's load); ``hard@N`` is the hard search with N deals a
-  decision (no work budget);
+  decision (no work budget); ``hard-work@W`` the hard search with a work budget of W
+  cards turned up, and ``hard-value@W`` the same with playouts cut short by the value
+  function;
 - ``legacy-easy``, ``legacy-normal``, ``legacy-hard``: the levels as they were before
   issue 16 (frozen/nothanks_legacy.py; legacy hard keeps its 250 ms budget, which it
   rarely uses);
@@ -26,6 +28,7 @@ seat has its own seeded random source, so a run is reproducible whatever the loa
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import statistics
 import sys
@@ -50,7 +53,8 @@ from league import (
 from nothanks_ismcts import ismcts_action
 
 from bot.ai import Level, choose_nothanks_action
-from bot.ai.nothanks import search_view
+from bot.ai.nothanks import HARD_ITERATIONS, search_decision, search_view, table_from_view
+from bot.ai.nothanks_search import search
 from bot.engines.nothanks import PASS, TAKE, Action, NoThanksGame, PlayerView
 
 ISMCTS = ["ismcts-25", "ismcts-100", "ismcts-400", "ismcts-1600"]
@@ -85,6 +89,22 @@ def decide(entrant: str, view: PlayerView, rng: random.Random) -> Action:
         return choose_nothanks_action(
             view, Level.HARD, rng, time_budget=UNHURRIED, iterations=iterations
         )
+    if entrant.startswith(("hard-work@", "hard-value@")):
+        # The hard search at another work budget, playing to the end or with the value
+        # function (no clock, the level's deal cap).
+        if view.chips[view.viewer or ""] == 0:
+            return TAKE
+        variant, work = entrant.split("@")
+        decision = search_decision(view, table_from_view(view))
+        result = search(
+            decision,
+            rng,
+            iterations=HARD_ITERATIONS,
+            deadline=math.inf,
+            work=int(work),
+            value=variant == "hard-value",
+        )
+        return TAKE if result.take else PASS
     if entrant.startswith("legacy-"):
         return legacy_action(view, entrant.removeprefix("legacy-"), rng)
     if entrant == "baseline":

@@ -38,6 +38,8 @@ LOOSENESS_PRIOR = 0.3
 # A deal's fixed cost (copying the position, the reward, the backup) in cards turned up:
 # the work budget counts a playout as the cards still to come plus this.
 DEAL_OVERHEAD = 3
+# The value function's estimate at the end of a short playout, in cards turned up.
+ESTIMATE_COST = 3
 # With the value function on, a playout plays this many takes and it estimates the rest.
 PLAYOUT_TAKES = 8
 
@@ -370,13 +372,16 @@ def search(
     me = decision.me
     can_pass_root = decision.chips[me] > 0
     branches = (True, False) if can_pass_root else (True,)
+    weights = VALUE_WEIGHTS.get(n) if value else None
     if work is not None:
-        per_deal = len(branches) * (pile_size + 1 + DEAL_OVERHEAD)
+        cards = pile_size + 1
+        if weights is not None and cards > PLAYOUT_TAKES:
+            cards = PLAYOUT_TAKES + ESTIMATE_COST
+        per_deal = len(branches) * (cards + DEAL_OVERHEAD)
         iterations = min(iterations, max(1, work // per_deal))
     spread, shrink = _uct_tables(iterations + 1)
     rand = rng.random
     clock = time.perf_counter
-    weights = VALUE_WEIGHTS.get(n) if value else None
     takes_before_estimate = PLAYOUT_TAKES if weights is not None else -1
     unseen_mask = 0
     for c in unseen:

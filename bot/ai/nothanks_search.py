@@ -5,9 +5,8 @@ given (its own, and the others' as counted from the public moves), the unseen ca
 how many of them are still in the pile. Each iteration draws one pile from the unseen
 cards (a determinisation) and, for each root action on that same pile, walks the shared
 tree by UCT, grows it by one edge and plays the rest of the game with a heuristic
-policy. A decision node belongs to one information
-set of the searcher: after a take the tree branches on the card that turns up, never on
-cards nobody has seen.
+policy. A decision node belongs to one information set of the searcher: after a take the
+tree branches on the card that turns up, never on cards nobody has seen.
 
 The search is anytime: it stops at its caps (iterations, and work: cards turned up; they
 make it deterministic for a seed) or at a deadline (a safety cap on a busy machine),
@@ -190,8 +189,7 @@ def playout_policy_takes(
 def _playout(
     masks: list[int],
     chips: list[int],
-    pool: list[int],
-    left: int,
+    pile: list[int],
     card: int,
     on: int,
     active: int,
@@ -200,8 +198,6 @@ def _playout(
     takes: int,
     unseen: int,
     weights: Weights | None,
-    *,
-    dealt: bool = False,
 ) -> list[float]:
     """Play on with ``policy_takes``: each seat's final score (the lists change in place).
 
@@ -209,13 +205,13 @@ def _playout(
     play to the end) estimates the rest from the seats' features, ``unseen`` giving the
     cards that were unseen at the start of the playout.
 
-    ``left`` cards of ``pool`` are still to turn up, drawn at random as they are needed (the
-    rest of the pool are the removed cards); ``dealt``: the pool is the pile itself, its
-    next card last. The policy is inlined here, because playouts
-    are most of the search's time, and the noise is drawn only when it can change the
-    answer: the same distribution of play for fewer calls.
+    ``pile`` holds the cards still to turn up, the next one last (it changes too). The
+    policy is inlined here, because playouts are most of the search's time, and the noise
+    is drawn only when it can change the answer: the same distribution of play for fewer
+    calls.
     """
     n = len(masks)
+    left = len(pile)
     while True:
         mine = chips[active]
         if mine == 0:
@@ -249,13 +245,7 @@ def _playout(
             takes -= 1
             if not takes and weights is not None:
                 return _estimate(masks, chips, unseen, weights[left])
-            if dealt:
-                card = pool.pop()
-            else:
-                i = int(rand() * len(pool))
-                card = pool[i]
-                pool[i] = pool[-1]
-                pool.pop()
+            card = pile.pop()
             left -= 1
         else:
             chips[active] = mine - 1
@@ -456,12 +446,11 @@ def search(
                 scores = [float(_points(m) - c) for m, c in zip(masks, chips, strict=True)]
             else:
                 # The rest of the deal, reversed: the playouts draw from the end.
-                pool = deal[pile_size - 1 : drawn - 1 if drawn else None : -1]
+                pile = deal[pile_size - 1 : drawn - 1 if drawn else None : -1]
                 scores = _playout(
                     masks,
                     chips,
-                    pool,
-                    pile_size - drawn,
+                    pile,
                     card,
                     on,
                     active,
@@ -470,7 +459,6 @@ def search(
                     takes_before_estimate,
                     unseen_mask,
                     weights,
-                    dealt=True,
                 )
             margins, rewards = _rewards(scores)
             margin_sums[first] += margins[me]

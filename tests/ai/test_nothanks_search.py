@@ -95,14 +95,14 @@ def mean_final_scores(n: int, seed: int, runs: int, weights: object) -> list[flo
     rng = random.Random(seed)
     for _ in range(runs):
         pool = cards[:]
-        unseen = sum(1 << c for c in pool)
-        card = pool.pop(rng.randrange(len(pool)))
-        unseen &= ~(1 << card)
+        rng.shuffle(pool)
+        # The face-up card and the pile under it (next card last); the rest are removed.
+        card, pile = pool[-1], pool[-PILE_SIZE:-1]
+        unseen = sum(1 << c for c in pool) & ~(1 << card)
         scores = _playout(
             [0] * n,
             [starting_chips(n)] * n,
-            pool,
-            PILE_SIZE - 1,
+            pile,
             card,
             0,
             0,
@@ -178,7 +178,7 @@ def test_the_same_deal_backs_both_actions(monkeypatch: pytest.MonkeyPatch) -> No
     playout = nothanks_search._playout
 
     def recording(*args: Any, **kwargs: Any) -> list[float]:
-        card, pool = args[4], args[2]
+        card, pool = args[3], args[2]
         calls.append((card, list(pool)))
         return playout(*args, **kwargs)
 

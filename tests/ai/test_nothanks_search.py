@@ -227,3 +227,34 @@ def test_search_view_is_the_search_behind_the_levels_choice() -> None:
             )
             assert (action is TAKE) == result.take
             assert result.iterations == 200 or not table_from_view(view).my_chips
+
+
+@pytest.mark.parametrize("prior_visits", [0, 4, 10])
+def test_a_node_plays_as_the_policy_for_its_first_visits(
+    monkeypatch: pytest.MonkeyPatch, prior_visits: int
+) -> None:
+    """Below the root, a node asks the policy for its first prior_visits visits, then UCT."""
+    asked: list[tuple[int, int]] = []
+
+    def passing(mask: int, mine: int, card: int, on: int, *rest: object) -> bool:
+        asked.append((card, on))
+        return False
+
+    monkeypatch.setattr(nothanks_search, "policy_takes", passing)
+    game = position(3, 47, 10)
+    view = game.view(game.active_player)
+    decision = search_decision(view, table_from_view(view))
+    assert decision.chips[decision.me] > 0
+    # The first deal opens the root's pass; every later one visits the next seat's node.
+    visits = 30
+    result = search(
+        decision,
+        random.Random(4),
+        iterations=visits + 1,
+        deadline=math.inf,
+        prior_visits=prior_visits,
+    )
+    assert result.pass_visits == visits + 1
+    # The next seat's node: the same card with one chip more on it.
+    next_seat = [a for a in asked if a == (decision.card, decision.chips_on + 1)]
+    assert len(next_seat) == prior_visits

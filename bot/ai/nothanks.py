@@ -53,12 +53,12 @@ EASY_NOISE = 3.0
 # decision costs about the same CPU early and late in a game; the iteration caps bound
 # the late game, when playouts are short. Both make a decision deterministic for its
 # seed. They are sized by CPU time on one quiet core: hard about 37 ms a decision at p95
-# (target 40 ms), expert about 195 ms (target 250 ms). The clock budgets are caps several
+# (target 40 ms), expert about 210-250 ms (target 250 ms). The clock budgets are caps several
 # times larger, so a loaded host still finishes most searches.
 HARD_WORK = 9_000
 HARD_ITERATIONS = 4000
 HARD_BUDGET = 0.25
-EXPERT_WORK = 45_000
+EXPERT_WORK = 55_000
 EXPERT_ITERATIONS = 16_000
 EXPERT_BUDGET = 1.0
 

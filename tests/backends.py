@@ -8,6 +8,8 @@ under CI=true, where it fails. Each test gets a schema of its own on that server
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import glob
 import os
 import pwd
@@ -154,6 +156,31 @@ def server_url() -> Iterator[str]:
         yield url
     finally:
         server.stop()
+
+
+@contextlib.contextmanager
+def own_database(url: str) -> Iterator[str]:
+    """A database of this test process's own on the server: its URL, dropped afterwards.
+
+    PostgreSQL's advisory locks (the bot's shard claims) are per database, not per schema:
+    processes of tests running side by side (pytest-xdist workers, another checkout's suite)
+    must not claim each other's shards.
+    """
+    name = f"cardtable_test_{os.getpid()}"
+
+    async def run(statement: str) -> None:
+        connection = await asyncpg.connect(url)
+        try:
+            await connection.execute(statement)
+        finally:
+            await connection.close()
+
+    asyncio.run(run(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+    asyncio.run(run(f"CREATE DATABASE {name}"))
+    try:
+        yield urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
+    finally:
+        asyncio.run(run(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
 
 
 async def fresh_schema(url: str) -> tuple[str, str]:

@@ -12,7 +12,15 @@ from simcord import Env
 
 from bot.client.bot import EXTENSIONS, CardtableBot, create_bot
 from bot.runtime.settings import Settings
-from tests.backends import BACKENDS, Backend, drop_schema, fresh_schema, server_url
+from tests.backends import (
+    BACKENDS,
+    Backend,
+    drop_schema,
+    fresh_schema,
+    own_database,
+    server_url,
+)
+from tests.virtual_time import VirtualTimeEnv
 
 WIRE_LOGGERS = ("discord.http", "discord.gateway")
 
@@ -93,8 +101,11 @@ def simcord_bot(make_bot: Callable[[], CardtableBot]) -> CardtableBot:
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
-    """The URL of the PostgreSQL server of this test session (tests/backends.py)."""
-    yield from server_url()
+    """A database of this test process's own on the PostgreSQL server of this test session
+    (tests/backends.py): pytest-xdist's workers never share one."""
+    for url in server_url():
+        with own_database(url) as own:
+            yield own
 
 
 @pytest.fixture
@@ -129,7 +140,7 @@ async def simcord_env(
     options = dict(marker.kwargs) if marker else {}
     if simcord_bot.shard_count is None:
         options.setdefault("shard_count", 1)
-    env = Env(simcord_bot, **options)
+    env = VirtualTimeEnv(simcord_bot, **options)
     await env.start()
     try:
         yield env

@@ -23,8 +23,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from simcord import Env
-
 from bot.client.bot import create_bot
 from bot.games.nothanks import SPEC as NOTHANKS
 from bot.runtime.settings import Settings
@@ -35,6 +33,7 @@ from bot.table.tables import Tables
 from tests.conftest import TEST_TOKEN
 from tests.e2e.helpers import choose, open_table
 from tests.table.harness import RecordingPublisher
+from tests.virtual_time import VirtualTimeEnv
 
 SHARD_COUNT = 2
 EXIT_CLAIMED = 2
@@ -62,7 +61,7 @@ async def play(url: str, shard: int, folder: Path, count: int = SHARD_COUNT) -> 
         # process on a machine that may be loaded already.
         ai_workers=0,
     )
-    env = Env(create_bot(settings), shard_count=count)
+    env = VirtualTimeEnv(create_bot(settings), shard_count=count)
     await env.start()
     try:
         await env.bot.tree.sync()

@@ -55,7 +55,9 @@ def hangs_once(view: Any, level: str, rng: random.Random, memory: Any) -> tuple[
 def waits_to_be_killed(view: Any, level: str, rng: random.Random, memory: Any) -> tuple[int, str]:
     """Says it started, then thinks until the "release" marker appears (or 60 s pass)."""
     folder = Path(memory)
-    (folder / "started").write_text(str(os.getpid()))
+    # Written whole, then renamed: the test reads the pid as soon as the file exists.
+    (folder / "started.part").write_text(str(os.getpid()))
+    os.replace(folder / "started.part", folder / "started")
     deadline = time.monotonic() + 60
     while in_worker() and not (folder / "release").exists() and time.monotonic() < deadline:
         time.sleep(0.01)

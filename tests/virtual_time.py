@@ -10,10 +10,11 @@ minute for nothing.
 
 `VirtualTimeEnv` keeps SimCord's model and removes the wait:
 - An action (a click, a slash command, `settle()`) runs the bot's work as SimCord does, then
-  moves the virtual clock to the next timer due within the settle window (`settle_timeout`
-  virtual seconds from the action), settles again, and so on. What was due within the
-  window fires in order, as it did; what was due later stays parked, as it did, until the
-  test moves the clock (`advance_time`) or a later action's window reaches it.
+  moves the virtual clock to the next timer due within its window (`window`, by default
+  `settle_timeout`: 5 virtual seconds from the action), settles again, and so on. What
+  was due within the window fires in order, as it did; what was due later stays parked,
+  as it did, until the test moves the clock (`advance_time`) or a later action's window
+  reaches it.
 - A timer has no wall-clock fallback: the clock moves only when the test acts, so what a
   test sees never depends on how busy the machine is.
 - Real work still takes real time: a thread (aiosqlite, the picture pool), a worker
@@ -38,6 +39,13 @@ from simcord._settlement import _next_virtual_timer
 
 class VirtualTimeEnv(Env):
     """SimCord's Env whose settle moves the virtual clock instead of waiting on the wall."""
+
+    def __init__(self, bot: Any, *, window: float | None = None, **options: Any) -> None:
+        """``window``: how far an action moves the clock by itself (default: SimCord's
+        settle_timeout, 5 s); 0 moves it only through ``advance_time``, for a test that
+        watches what happens before a short timer fires."""
+        super().__init__(bot, **options)
+        self.window = self.settle_timeout if window is None else window
 
     # How often settle looks again while the bot waits on something real (a thread, a
     # process). SimCord's default, 50 ms, was also spent whenever only its own bookkeeping
@@ -81,16 +89,16 @@ class VirtualTimeEnv(Env):
                 timeout=timeout, idle=idle, dispatch=dispatch, _deadline=_deadline
             )
             return
-        window = self.settle_timeout if timeout is None else timeout
+        limit = self.settle_timeout if timeout is None else timeout
         loop = asyncio.get_running_loop()
-        horizon = self._virtual_time + window  # type: ignore[attr-defined]
+        horizon = self._virtual_time + self.window  # type: ignore[attr-defined]
         # While "advancing", SimCord parks every timer not yet due instead of waiting for it.
         self._advance_task = asyncio.current_task()
         self._advancing = True
         try:
             while True:
                 await super()._settle_internal(  # type: ignore[misc]
-                    timeout=timeout, idle=idle, dispatch=dispatch, _deadline=loop.time() + window
+                    timeout=timeout, idle=idle, dispatch=dispatch, _deadline=loop.time() + limit
                 )
                 due = self._next_due()
                 if due is None or due > horizon:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from simcord import Env
 
 from bot.client.bot import CardtableBot, now
-from bot.table.timers import LOBBY_TTL
-from tests.e2e.helpers import NAMES, Table, button_ids, message_by_id
+from bot.table.timers import BOT_DELAY, LOBBY_TTL
+from tests.e2e.helpers import NAMES, Table, button_ids, choose, message_by_id
 
 
 async def start_table(env: Env, humans: int, pings: str = "every", **options: object) -> Table:
@@ -59,18 +60,27 @@ async def test_add_computer_player_in_lobby(simcord_env: Env) -> None:
     ).disabled
 
 
+@pytest.mark.simcord(window=0)  # the clock moves only when this test moves it
 async def test_computer_players_move_after_a_short_delay(simcord_env: Env) -> None:
-    """A computer's turn is played by itself after the visible delay, through the engine."""
+    """A computer's turn is played by itself after the visible delay, not before, through
+    the engine."""
     table = await start_table(simcord_env, 1, bots=2, turn_seconds=600)
     assert len(table.game.players) == 3
     human = str(table.players[0].id)
-    for _ in range(200):
-        if table.game.active_player == human or not table.running:
-            break
+    computer_moves = 0
+    while table.running and computer_moves < 4:
         before = table.game.move_number
-        await simcord_env.advance_time(2.5)
+        if table.game.active_player == human:
+            await table.click(table.players[0], choose(table.game))
+            assert table.game.move_number == before + 1
+            continue
+        # The turn began at this instant (the last move, or the human's click just now).
+        await simcord_env.advance_time(BOT_DELAY - 0.5)
+        assert table.game.move_number == before  # still "thinking"
+        await simcord_env.advance_time(0.5)
         assert table.game.move_number == before + 1
-    assert not table.running or table.game.active_player == human
+        computer_moves += 1
+    assert computer_moves == 4
     assert all(int(p) < 0 for p in table.game.players if p != human)
 
 

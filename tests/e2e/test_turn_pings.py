@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import discord
@@ -377,3 +378,41 @@ async def test_a_ping_that_cannot_be_recorded_is_deleted_and_not_repeated(
     assert len(pings(channel)) <= 1
     for ping in pings(channel):
         assert ping.id != lost and session.meta.ping_message[0] == ping.id
+
+
+async def test_an_unrecorded_ping_that_cannot_be_deleted_goes_when_its_turn_passes(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Defect 5's fallback: the record of a ping fails and so does its deletion at once
+    (both logged). The bot keeps it in memory and deletes it when its turn passes; the
+    next turn's ping never shares the channel with it."""
+    table = await nothanks(simcord_env)
+    if table.game.active_player == str(table.players[0].id):
+        await pass_turn(table)
+    await simcord_env.advance_time(RECENTLY + 1)  # everyone is owed a ping again
+    failed = fail_recording_pings(simcord_env, monkeypatch)
+    delete = discord.PartialMessage.delete
+    refused: list[int] = []
+
+    async def flaky_delete(message: discord.PartialMessage, *args: Any, **kwargs: Any) -> None:
+        if message.id in failed and message.id not in refused:
+            refused.append(message.id)
+            response = SimpleNamespace(status=503, reason="Service Unavailable")
+            raise discord.HTTPException(response, "upstream connect error")  # type: ignore[arg-type]
+        await delete(message, *args, **kwargs)
+
+    monkeypatch.setattr(discord.PartialMessage, "delete", flaky_delete)
+    with caplog.at_level(logging.WARNING, logger="bot.client.publishing.pings"):
+        await pass_turn(table)
+    (lost,) = failed
+    assert refused == [lost]
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("could not remember the ping" in m for m in logged)
+    assert any("could not delete the ping" in m for m in logged)
+    assert [m.id for m in pings(table.channel)] == [lost]  # still up while its turn lasts
+    assert table.session.meta.ping_message == []
+    await simcord_env.advance_time(RECENTLY + 1)
+    await pass_turn(table)  # its turn passes: it goes, and the next turn's ping is alone
+    (now,) = pings(table.channel)
+    assert now.id != lost and table.session.meta.ping_message[0] == now.id
+    assert f"<@{table.game.active_player}>" in now.content

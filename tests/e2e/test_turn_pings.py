@@ -8,7 +8,10 @@ Time is SimCord's virtual clock (the bot's clock reads it): "31 s later" is
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import discord
@@ -18,6 +21,7 @@ from simcord import Env
 from bot.client.bot import CardtableBot
 from bot.client.publishing.pings import RECENTLY
 from bot.engines.rage import Bid, Phase
+from bot.storage.rows import TableRecord
 from tests.e2e.helpers import NAMES, Table
 from tests.e2e.test_rage_table import RageTable
 
@@ -259,3 +263,156 @@ async def test_rage_pings_everyone_awaited_at_once_and_keeps_it_while_they_bid(
     await simcord_env.advance_time(0.1)
     assert table.state.phase is not Phase.BIDDING
     assert ping.id not in [m.id for m in channel.history()]
+
+
+def ping_posts(env: Env) -> list[str]:
+    """The content of every ping the bot has asked Discord to post so far, in order."""
+    return [
+        str(request.json["content"])
+        for request in env.http_requests
+        if request.method == "POST"
+        and request.path.endswith("/messages")
+        and isinstance(request.json, dict)
+        and PING_TEXT in str(request.json.get("content"))
+    ]
+
+
+async def test_a_player_who_moves_while_their_ping_is_prepared_is_not_pinged(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41, defect 4: the ping of a turn waits while the previous ping is deleted; the
+    player moves meanwhile. The ping is then not sent at all (it used to land after the
+    move, notify them for nothing and be deleted 0.1 s later)."""
+    table = await nothanks(simcord_env)
+    if table.game.active_player == str(table.players[0].id):
+        await pass_turn(table)
+    (first,) = pings(table.channel)
+    await simcord_env.advance_time(RECENTLY + 1)  # everyone is owed a ping again
+    turn_pings = simcord_env.bot.publisher.pings
+    delete = turn_pings._delete
+    holding, release = asyncio.Event(), asyncio.Event()
+
+    async def held_delete(session: Any, message_id: int) -> bool:
+        if message_id == first.id:  # the old ping: its deletion waits for the test
+            holding.set()
+            await simcord_env.external_wait(release.wait(), reason="the test holds the delete")
+        return await delete(session, message_id)
+
+    monkeypatch.setattr(turn_pings, "_delete", held_delete)
+    await pass_turn(table)  # the next turn starts: its ping waits on the old one's deletion
+    assert holding.is_set()
+    mover = str(table.active().id)
+    posted = len(ping_posts(simcord_env))
+    await pass_turn(table)  # they move while their ping is being prepared
+    release.set()
+    await simcord_env.advance_time(0.1)
+    late = [content for content in ping_posts(simcord_env)[posted:] if f"<@{mover}>" in content]
+    assert late == []  # never sent, so never notified
+    # The turn that started meanwhile is pinged as usual, and alone.
+    (now,) = pings(table.channel)
+    assert f"<@{table.game.active_player}>" in now.content
+    assert table.session.meta.ping_message[0] == now.id
+
+
+def fail_recording_pings(env: Env, monkeypatch: pytest.MonkeyPatch, times: int = 1) -> list[int]:
+    """Make the next ``times`` saves that record a new ping message fail (the rest go
+    through); returns the list of the ping messages whose record failed."""
+    storage = env.bot.storage
+    save = storage.save_table
+    failed: list[int] = []
+
+    async def failing(record: TableRecord, *args: Any, **kwargs: Any) -> None:
+        session = env.bot.tables.get(record.id) if record.id is not None else None
+        recorded = record.meta.get("ping_message", [])
+        if (
+            len(failed) < times
+            and recorded
+            and session is not None
+            and recorded != session.meta.ping_message
+        ):
+            failed.append(int(recorded[0]))
+            raise RuntimeError("storage exploded")
+        await save(record, *args, **kwargs)
+
+    monkeypatch.setattr(storage, "save_table", failing)
+    return failed
+
+
+async def test_a_ping_that_cannot_be_recorded_is_deleted_and_not_repeated(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 41, defect 5: the save that records a just-posted ping fails. The ping is
+    deleted at once (nothing else would know to delete it), the failure is logged, and the
+    rest of the same turn pings nobody again; the next turn's ping is recorded as usual.
+    Rage with hidden bids, so that a turn has several changes (one per bid)."""
+    guild, channel, players, _ = await setup(simcord_env)
+    host = players[0]
+    result = await host.slash(channel, "rage start", hidden_bids=True, turn_seconds=TURN)
+    for player in players[1:]:
+        await player.click(result.response.message, label="Join")
+    await simcord_env.advance_time(RECENTLY + 1)
+    failed = fail_recording_pings(simcord_env, monkeypatch)
+    with caplog.at_level(logging.WARNING, logger="bot.client.publishing.pings"):
+        await host.click(result.response.message, label="Start")
+        await simcord_env.advance_time(0.1)
+    table = RageTable(simcord_env, guild, channel, players, result.response.id)
+    assert table.state.phase is Phase.BIDDING
+    (lost,) = failed
+    assert len(ping_posts(simcord_env)) == 1  # the bidders were pinged once...
+    assert pings(channel) == []  # ...and the unrecorded ping is gone at once
+    session = simcord_env.bot.tables.in_channel(channel.id)
+    assert session is not None and session.meta.ping_message == []
+    assert any("could not remember the ping" in r.getMessage() for r in caplog.records)
+    # The same turn goes on (one bid of three): nobody is pinged again.
+    await table.act(str(players[1].id), Bid(0))
+    await simcord_env.advance_time(0.1)
+    assert len(ping_posts(simcord_env)) == 1 and pings(channel) == []
+    await simcord_env.advance_time(RECENTLY + 1)  # even once the bidders are owed pings
+    await table.act(str(players[2].id), Bid(0))
+    await simcord_env.advance_time(0.1)
+    assert len(ping_posts(simcord_env)) == 1 and pings(channel) == []
+    # The next turn is pinged, recorded (the save works again) and alone in the channel.
+    await table.act(str(host.id), Bid(0))
+    await simcord_env.advance_time(0.1)
+    assert table.state.phase is not Phase.BIDDING
+    assert len(pings(channel)) <= 1
+    for ping in pings(channel):
+        assert ping.id != lost and session.meta.ping_message[0] == ping.id
+
+
+async def test_an_unrecorded_ping_that_cannot_be_deleted_goes_when_its_turn_passes(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Defect 5's fallback: the record of a ping fails and so does its deletion at once
+    (both logged). The bot keeps it in memory and deletes it when its turn passes; the
+    next turn's ping never shares the channel with it."""
+    table = await nothanks(simcord_env)
+    if table.game.active_player == str(table.players[0].id):
+        await pass_turn(table)
+    await simcord_env.advance_time(RECENTLY + 1)  # everyone is owed a ping again
+    failed = fail_recording_pings(simcord_env, monkeypatch)
+    delete = discord.PartialMessage.delete
+    refused: list[int] = []
+
+    async def flaky_delete(message: discord.PartialMessage, *args: Any, **kwargs: Any) -> None:
+        if message.id in failed and message.id not in refused:
+            refused.append(message.id)
+            response = SimpleNamespace(status=503, reason="Service Unavailable")
+            raise discord.HTTPException(response, "upstream connect error")  # type: ignore[arg-type]
+        await delete(message, *args, **kwargs)
+
+    monkeypatch.setattr(discord.PartialMessage, "delete", flaky_delete)
+    with caplog.at_level(logging.WARNING, logger="bot.client.publishing.pings"):
+        await pass_turn(table)
+    (lost,) = failed
+    assert refused == [lost]
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("could not remember the ping" in m for m in logged)
+    assert any("could not delete the ping" in m for m in logged)
+    assert [m.id for m in pings(table.channel)] == [lost]  # still up while its turn lasts
+    assert table.session.meta.ping_message == []
+    await simcord_env.advance_time(RECENTLY + 1)
+    await pass_turn(table)  # its turn passes: it goes, and the next turn's ping is alone
+    (now,) = pings(table.channel)
+    assert now.id != lost and table.session.meta.ping_message[0] == now.id
+    assert f"<@{table.game.active_player}>" in now.content

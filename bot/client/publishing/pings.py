@@ -54,6 +54,11 @@ class TurnPings:
         self.host = host
         self.lane = lane
         self.locale_of = locale_of
+        # In memory only, by table: the turn (its ``since``) of a ping that was posted but
+        # could not be remembered with the table, so that the turn is not pinged again...
+        self._called: dict[int, int] = {}
+        # ...and such a ping that could not be deleted at once either: [message, key, kind].
+        self._loose: dict[int, list[int]] = {}
 
     def mode(self, session: TableSession) -> str:
         """The server's turn pings setting for this table."""
@@ -80,33 +85,39 @@ class TurnPings:
         turn = session.meta.turn
         if turn is None or turn.called or turn.pinged or self.mode(session) != "every":
             return  # no turn, or it was pinged (at its start or at half time)
+        if self._called.get(session.id) == turn.since:
+            return  # pinged, though the table could not remember it
         if not self.callees(session):
             return  # everyone awaited is at the table; a later change of this turn looks again
         since = turn.since
         self.lane.put(("ping", session.id), Priority.PING, lambda: self._announce(session, since))
 
     async def _announce(self, session: TableSession, since: int) -> None:
-        turn = session.meta.turn
-        if (
-            turn is None
-            or turn.since != since
-            or turn.called
-            or turn.pinged
-            or self.mode(session) != "every"
-        ):
-            return  # the turn passed (or was pinged) while the ping waited
-        players = self.callees(session)
-        if not players:
-            return
-        locale = self.locale_of(session)
-        text = t(
-            "table.turn_ping",
-            locale,
-            players=", ".join(f"<@{p}>" for p in players),
-            game=session.spec.renderer.title(locale),
-            link=session.jump_url,
-        )
-        await self._post(session, players, text, since, TURN_START)
+        def compose() -> tuple[list[str], str] | None:
+            turn = session.meta.turn
+            if (
+                turn is None
+                or turn.since != since
+                or turn.called
+                or turn.pinged
+                or self._called.get(session.id) == since
+                or self.mode(session) != "every"
+            ):
+                return None  # the turn passed (or was pinged) while the ping waited
+            players = self.callees(session)
+            if not players:
+                return None
+            locale = self.locale_of(session)
+            text = t(
+                "table.turn_ping",
+                locale,
+                players=", ".join(f"<@{p}>" for p in players),
+                game=session.spec.renderer.title(locale),
+                link=session.jump_url,
+            )
+            return players, text
+
+        await self._post(session, compose, since, TURN_START)
 
     # -- at half time ---------------------------------------------------------------------
 
@@ -124,24 +135,40 @@ class TurnPings:
     async def _ping(
         self, session: TableSession, players: list[str], deadline: float, move: int
     ) -> None:
-        turn = session.meta.turn
-        if turn is None or turn.move != move:
-            return  # the turn passed while the reminder waited: it would only confuse
-        text = t(
-            "table.ping",
-            self.locale_of(session),
-            players=", ".join(f"<@{p}>" for p in players),
-            deadline=int(deadline),
-        )
-        await self._post(session, players, text, move, HALF_TIME)
+        def compose() -> tuple[list[str], str] | None:
+            turn = session.meta.turn
+            if turn is None or turn.move != move:
+                return None  # the turn passed while the reminder waited: it would only confuse
+            text = t(
+                "table.ping",
+                self.locale_of(session),
+                players=", ".join(f"<@{p}>" for p in players),
+                deadline=int(deadline),
+            )
+            return players, text
+
+        await self._post(session, compose, move, HALF_TIME)
 
     # -- posting and tidying --------------------------------------------------------------
 
     async def _post(
-        self, session: TableSession, players: list[str], text: str, key: int, kind: int
+        self,
+        session: TableSession,
+        compose: Callable[[], tuple[list[str], str] | None],
+        key: int,
+        kind: int,
     ) -> None:
-        """Post a ping that mentions exactly ``players``, after deleting the table's
-        previous one (one at a time), and remember it with the table."""
+        """Post a ping, after deleting the table's previous one (one at a time), and
+        remember it with the table.
+
+        ``compose`` gives the people to mention and the text, or None once the ping is no
+        longer due (its turn passed). It is asked again right before the message is sent,
+        after every wait: whoever moved meanwhile is not notified for nothing. A ping that
+        cannot be remembered is deleted at once (kept in memory, and deleted when its turn
+        passes, if even that fails), and its turn counts as pinged in memory.
+        """
+        if compose() is None:
+            return
         await self.host.wait_until_ready()
         channel = self.host.get_partial_messageable(
             session.channel_id, guild_id=session.record.guild_id
@@ -149,6 +176,15 @@ class TurnPings:
         previous = list(session.meta.ping_message)
         if previous:
             await self._delete(session, previous[0])
+        loose = self._loose.get(session.id)
+        if loose is not None and await self._delete(session, loose[0]):
+            self._forget_loose(session, loose)
+        composed = compose()  # again: the turn may have passed during the waits above
+        turn = session.meta.turn
+        if composed is None or turn is None:
+            return
+        players, text = composed
+        since = turn.since
         try:
             message = await channel.send(
                 text,
@@ -159,9 +195,10 @@ class TurnPings:
         except discord.HTTPException:
             log.warning("could not ping on table %s", session.id, exc_info=True)
             return
+        reminder = [message.id, key, kind]
 
         def remember(draft: Draft) -> None:
-            draft.meta.ping_message = [message.id, key, kind]
+            draft.meta.ping_message = list(reminder)
             turn = draft.meta.turn
             # Either ping calls the turn: no turn-start ping follows a half-time reminder.
             if turn is not None and (turn.since if kind == TURN_START else turn.move) == key:
@@ -171,16 +208,42 @@ class TurnPings:
             # Remembered, so that it is deleted when the turn passes, even after a restart.
             await session.change(remember, then=shown)
         except Exception:
-            log.warning("could not remember the ping of table %s", session.id)
+            log.warning(
+                "could not remember the ping of table %s; deleting it", session.id, exc_info=True
+            )
+            # The people were notified: this turn is not pinged again at its next change.
+            self._called[session.id] = since
+            if not await self._delete(session, message.id):
+                # Still posted and known nowhere else: deleted when its turn passes.
+                self._loose[session.id] = reminder
 
     def tidy(self, session: TableSession) -> None:
         """Delete the table's ping soon, once the turn it was for has passed."""
+        turn = session.meta.turn
+        if session.id in self._called and (turn is None or turn.since != self._called[session.id]):
+            del self._called[session.id]  # that turn is over
+        loose = self._loose.get(session.id)
+        if loose is not None and passed(session, loose):
+            self.lane.put(
+                ("unping", loose[0]), Priority.COSMETIC, lambda: self._tidy_loose(session, loose)
+            )
         reminder = list(session.meta.ping_message)
         if not passed(session, reminder):
             return
         self.lane.put(
             ("unping", reminder[0]), Priority.COSMETIC, lambda: self._tidy(session, reminder)
         )
+
+    async def _tidy_loose(self, session: TableSession, loose: list[int]) -> None:
+        if self._loose.get(session.id) != loose:
+            return  # deleted before the next ping
+        await self.host.wait_until_ready()
+        if await self._delete(session, loose[0]):
+            self._forget_loose(session, loose)
+
+    def _forget_loose(self, session: TableSession, loose: list[int]) -> None:
+        if self._loose.get(session.id) == loose:
+            del self._loose[session.id]
 
     async def _tidy(self, session: TableSession, reminder: list[int]) -> None:
         if session.meta.ping_message != reminder:
@@ -197,7 +260,8 @@ class TurnPings:
         except Exception:
             log.warning("could not forget the ping of table %s", session.id)
 
-    async def _delete(self, session: TableSession, message_id: int) -> None:
+    async def _delete(self, session: TableSession, message_id: int) -> bool:
+        """Delete a ping message: whether it is gone (a failure is logged)."""
         channel = self.host.get_partial_messageable(
             session.channel_id, guild_id=session.record.guild_id
         )
@@ -207,6 +271,8 @@ class TurnPings:
             pass  # already gone
         except discord.HTTPException:
             log.warning("could not delete the ping of table %s", session.id, exc_info=True)
+            return False
+        return True
 
 
 def passed(session: TableSession, reminder: Sequence[int]) -> bool:

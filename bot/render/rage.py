@@ -234,11 +234,11 @@ def table_alt(facts: TableFacts, state: RageView, locale: object, *, sheet: bool
     lines = [t("rage.game.title", locale, round=state.round), trump_line(state, locale)]
     lines += trick_lines(facts, state, locale)
     lines += [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
+    lines.append(latest_line(facts, state, locale) or "")
     if not sheet:
-        lines.append(latest_line(facts, state, locale) or "")
         return alt_text(facts, t("images.alt.rage_trick", locale), lines)
-    # The round's points are in the summary: the 'round scored' line would repeat them and
-    # push the summary past Discord's 1,024 characters with eight long names.
+    # Last, as it is what only the picture shows: cut first if the text is too long for
+    # Discord (1,024 characters; eight long names), never the lines the message says.
     summary = (round_summary(facts, state.score_sheet, locale) or "").splitlines()
     lines += [line.rstrip(":") for line in summary]
     return alt_text(facts, t("images.alt.rage_sheet_bidding", locale), lines)

@@ -168,7 +168,14 @@ def game_embed(
     The score sheet is a tap away (Scores); nothing is said twice.
     """
     embed = discord.Embed(title=t("rage.game.title", locale, round=state.round), colour=COLOUR)
-    lines = [] if pictures else [trump_line(state, locale), *trick_lines(facts, state, locale)]
+    # While a round is bid the trump is public and decides the bids: said in the text even
+    # when the picture shows it too (between rounds the picture is the score sheet).
+    if not pictures:
+        lines = [trump_line(state, locale), *trick_lines(facts, state, locale)]
+    elif state.phase is Phase.BIDDING:
+        lines = [trump_line(state, locale)]
+    else:
+        lines = []
     waiting = state.players_to_act
     if state.phase is Phase.BIDDING:
         who = ", ".join(facts.mention(player) for player in waiting)
@@ -218,13 +225,23 @@ def scores_message(facts: TableFacts, state: RageView, locale: object) -> Messag
     return fit({"embed": embed})
 
 
-def table_alt(facts: TableFacts, state: RageView, locale: object) -> str:
-    """The whole table as plain text, for the picture's alt text (screen readers)."""
+def table_alt(facts: TableFacts, state: RageView, locale: object, *, sheet: bool = False) -> str:
+    """The whole table as plain text, for the picture's alt text (screen readers).
+
+    With ``sheet`` (the picture is the score sheet while a round is bid), the last scored
+    round as the sheet shows it (bid, tricks, bonus, points, total per player) follows.
+    """
     lines = [t("rage.game.title", locale, round=state.round), trump_line(state, locale)]
     lines += trick_lines(facts, state, locale)
     lines += [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
     lines.append(latest_line(facts, state, locale) or "")
-    return alt_text(facts, t("images.alt.rage_trick", locale), lines)
+    if not sheet:
+        return alt_text(facts, t("images.alt.rage_trick", locale), lines)
+    # Last, as it is what only the picture shows: cut first if the text is too long for
+    # Discord (1,024 characters; eight long names), never the lines the message says.
+    summary = (round_summary(facts, state.score_sheet, locale) or "").splitlines()
+    lines += [line.rstrip(":") for line in summary]
+    return alt_text(facts, t("images.alt.rage_sheet_bidding", locale), lines)
 
 
 def player_line(facts: TableFacts, state: RageView, seat: int, locale: object) -> str:
@@ -517,7 +534,12 @@ class RageRenderer:
         else:
             scene = pictures.table_scene(facts, public, locale)
         if isinstance(scene, pictures.SheetScene):
-            alt = f"{t('images.alt.rage_sheet', locale)} {scene.title}."
+            if public.outcome is None:
+                # The sheet while a round is bid: the message text has the round, the
+                # trump and the players' lines, the picture the trump and the last round.
+                alt = table_alt(facts, public, locale, sheet=True)
+            else:
+                alt = f"{t('images.alt.rage_sheet', locale)} {scene.title}."
             return Picture(scene, pictures.sheet_png, alt)
         return Picture(scene, pictures.trick_png, table_alt(facts, public, locale))
 

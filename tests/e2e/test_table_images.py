@@ -200,3 +200,48 @@ async def test_final_board_carries_the_final_picture(simcord_env: Env) -> None:
     await until(simcord_env, lambda: picture_of(simcord_env, table.message) == expected)
     (attachment,) = table.message.attachments
     assert attachment.description and "final" in attachment.description
+
+
+def alt_disagrees(message: discord.Message) -> list[str]:
+    """What the running Rage table's text says that its picture's alt text does not: the
+    title and every line but whose turn it is and the timer (a mention and a timestamp the
+    reader's app draws, which an alt text cannot hold)."""
+    (embed,) = message.embeds
+    (attachment,) = message.attachments
+    alt = attachment.description or ""
+    lines = [embed.title or "", *(embed.description or "").splitlines()]
+    said = [line.replace("**", "") for line in lines if "<@" not in line and "<t:" not in line]
+    return [line for line in said if line not in alt]
+
+
+@pytest.mark.parametrize("variant", [{}, {"hidden_bids": True}], ids=["standard", "hidden"])
+async def test_rage_alt_text_follows_the_message_after_every_move(
+    simcord_env: Env, variant: dict[str, bool]
+) -> None:
+    """Pictures on: after every bid and every card of a whole game, the picture's alt text
+    (what a screen reader reads) says what the message text says: bids, tricks, totals,
+    the trump, the last trick. A bid changes no picture, so the same PNG is sent again
+    with its new description (Discord cannot change a kept attachment's description)."""
+    table = await open_rage(simcord_env, 3, **variant)
+    pictures = simcord_env.bot.publisher.pictures
+    painted, attachment = pictures.painted, table.message.attachments[0].id
+    moves = 0
+    while table.running:
+        state = table.state
+        player = state.acting_players()[0]
+        await table.act(player, pick(state, player))
+        moves += 1
+        if moves == 1:  # a bid: the same picture, sent again with its new alt text
+            assert pictures.painted == painted
+            assert table.message.attachments[0].id != attachment
+        if not table.running:
+            break
+        try:
+            await until(simcord_env, lambda: not alt_disagrees(table.message))
+        except AssertionError:
+            missing = alt_disagrees(table.message)
+            raise AssertionError(f"after move {moves}, the alt text lacks {missing}") from None
+        if table.state.phase.value == "bidding":  # the trump is public while bidding
+            text = table.message.embeds[0].description or ""
+            assert "Trump: " in text or "No trump this round" in text
+    assert moves == 10 * 3 + 3 * 55

@@ -4,12 +4,13 @@ when the message does not carry it yet, and left out where Discord refuses attac
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import io
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import discord
@@ -33,11 +34,22 @@ _PAINTER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="picture-painter
 
 @dataclass(frozen=True, slots=True)
 class TablePicture:
-    """A painted picture for a table message: its key (what it shows), PNG and alt text."""
+    """A painted picture for a table message: its key (what it shows), PNG and alt text.
+
+    ``upload_key`` is what a message carrying it must match: the picture and its alt text.
+    Discord keeps an attachment's description as uploaded (an edit naming the attachment
+    with a new description is ignored, discord-api-docs#4197), so a new alt text needs the
+    file sent again; the PNG comes from the cache, painted once per picture.
+    """
 
     key: str
     png: bytes
     alt: str
+    upload_key: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        digest = hashlib.sha256(f"{self.key}\n{self.alt}".encode()).hexdigest()
+        object.__setattr__(self, "upload_key", digest[:32])
 
     def file(self) -> discord.File:
         """A fresh upload of the picture (a File can be sent only once)."""
@@ -57,7 +69,8 @@ class Pictures:
     def __init__(self) -> None:
         self.cache = PictureCache()
         self._painting: dict[str, asyncio.Future[bytes]] = {}
-        self._carried: dict[int, str | None] = {}  # message id -> key of the picture on it
+        # message id -> upload key (picture and alt text) of the picture on it
+        self._carried: dict[int, str | None] = {}
         # One edit at a time per message, so "which picture does it carry" stays true.
         self._message_locks: dict[int, asyncio.Lock] = {}
         self._refused: dict[int, float] = {}  # channel id -> when a picture was refused
@@ -116,19 +129,20 @@ class Pictures:
     def for_edit(
         self, message_id: int, fields: MessageFields, picture: TablePicture | None
     ) -> MessageFields:
-        """Edit fields that upload the picture only if the message does not carry it yet."""
+        """Edit fields that upload the picture only if the message does not carry it yet
+        (the same picture with another alt text is uploaded again)."""
         carried = self._carried.get(message_id, _UNKNOWN)
         if picture is None:
             if carried is not None:
                 fields["attachments"] = []  # drop an old picture (e.g. pictures turned off)
-        elif carried != picture.key:
+        elif carried != picture.upload_key:
             fields["attachments"] = [picture.file()]
         # Unchanged: no upload; the message keeps the attachment it already has.
         return fields
 
     def carries(self, message_id: int, picture: TablePicture | None) -> None:
         """Note which picture a message now carries (after a successful send or edit)."""
-        self._carried[message_id] = None if picture is None else picture.key
+        self._carried[message_id] = None if picture is None else picture.upload_key
 
     async def edit_carrying(
         self,
@@ -139,9 +153,11 @@ class Pictures:
         edit: Callable[..., Awaitable[Any]],
         as_text: Callable[[], MessageFields],
     ) -> Any:
-        """Edit a message, uploading the picture only if it changed; if Discord refuses the
-        picture, the whole table as text (``as_text``: the message made without one)."""
-        uploads = picture is not None and self._carried.get(message_id, _UNKNOWN) != picture.key
+        """Edit a message, uploading the picture only if it (or its alt text) changed; if
+        Discord refuses the picture, the whole table as text (``as_text``: the message made
+        without one)."""
+        carried = self._carried.get(message_id, _UNKNOWN)
+        uploads = picture is not None and carried != picture.upload_key
         try:
             result = await edit(**self.for_edit(message_id, dict(fields), picture))
         except discord.Forbidden as error:

@@ -7,7 +7,7 @@ spectators' view alone, so no hand and no hidden bid can reach a public picture.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PIL import ImageDraw
 
@@ -93,6 +93,11 @@ class SheetScene:
     totals: tuple[int, ...]
     leaders: tuple[bool, ...]
     legend: str
+    # While the next round is bid, its trump: the label, the colour (None: no trump) and
+    # the colour's word, drawn with the colour's token and shape, never by hue alone.
+    trump_label: str | None = None
+    trump: str | None = None
+    trump_name: str | None = None
 
 
 def _public(view: RageView) -> RageView:
@@ -234,9 +239,19 @@ def sheet_scene(facts: TableFacts, view: RageView, locale: object) -> SheetScene
 
 
 def table_scene(facts: TableFacts, view: RageView, locale: object) -> TrickScene | SheetScene:
-    """The picture of the live table: the trick while playing, the sheet between rounds."""
+    """The picture of the live table: the trick while playing, the sheet between rounds
+    with the trump of the round being bid."""
     if view.phase is Phase.BIDDING and any(row.complete for row in view.score_sheet.rows):
-        return sheet_scene(facts, view, locale)
+        sheet = sheet_scene(facts, view, locale)
+        trump = view.trump
+        return replace(
+            sheet,
+            trump_label=t("images.rage.trump", locale),
+            trump=None if trump is None else trump.code,
+            trump_name=t(
+                "images.rage.none" if trump is None else f"rage.colour.{trump.code}", locale
+            ),
+        )
     return trick_scene(facts, view, locale)
 
 
@@ -341,7 +356,9 @@ def sheet_png(scene: SheetScene) -> bytes:
     room = c.WIDTH - 2 * MARGIN
     name_w = c.px(110)
     last_round = scene.rounds[-1] if scene.rounds else None
-    head_h = c.px(44)
+    # The trump of the round being bid, if any, on a line of its own under the title.
+    trump_h = c.px(20) if scene.trump_label is not None else 0
+    head_h = c.px(44) + trump_h
     names = [two_lines(name, TEXT, name_w, True) for name in scene.names]
     row_hs = [max(len(lines) * LINE, c.px(22)) + c.px(6) for lines in names]
     legend = two_lines(f"Σ = {scene.total_label} · {scene.legend}", TEXT, room)
@@ -349,14 +366,20 @@ def sheet_png(scene: SheetScene) -> bytes:
     image, draw = c.canvas(int(height))
     draw.rectangle((0, 0, c.WIDTH, head_h - c.px(4)), fill=c.FELT_DARK)
     draw_text(draw, (MARGIN, c.px(13)), scene.title, TITLE, c.WHITE, bold=True, max_width=room)
+    if scene.trump_label is not None:
+        y = c.px(33)
+        _token(draw, MARGIN, y, scene.trump_label, scene.trump, None)
+        name_x = MARGIN + _token_width(scene.trump_label, None)
+        name, left = scene.trump_name or "", c.WIDTH - MARGIN - name_x
+        draw_text(draw, (name_x, y), name, TEXT, c.WHITE, bold=True, max_width=left)
     # Column heads: the round's figures, then the total.
     cell_x = MARGIN + name_w + c.px(6)
     points_x = c.WIDTH - MARGIN - c.px(62)
     total_x = c.WIDTH - MARGIN
     if last_round is not None:
         head = f"{scene.round_label} {last_round[0]}"
-        draw_text(draw, (cell_x, c.px(32)), head, TEXT, c.MUTED, bold=True)
-    draw_text(draw, (total_x, c.px(32)), "Σ", TEXT, c.GOLD, bold=True, anchor="r")
+        draw_text(draw, (cell_x, c.px(32) + trump_h), head, TEXT, c.MUTED, bold=True)
+    draw_text(draw, (total_x, c.px(32) + trump_h), "Σ", TEXT, c.GOLD, bold=True, anchor="r")
     top = float(head_h)
     for index, lines in enumerate(names):
         row_h = row_hs[index]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from bot.engines.rage import Phase
+from bot.i18n import t
 from bot.render.images import cards
 from bot.render.images import rage as pictures
 from tests.render.images.scenes import MAX_PNG, decode, facts, mid_trick, rage_game
@@ -138,3 +140,44 @@ def test_secret_bids_stay_secret_until_the_round_is_scored() -> None:
     scene = pictures.sheet_scene(facts("rage", 4), view, "en")
     assert [number for number, _ in scene.rounds] == [1]
     assert all(cell.bid != "?" for cell in scene.rounds[0][1])
+
+
+def test_the_trump_is_public_while_a_later_round_is_bid() -> None:
+    """Round 2+ while bidding, pictures on: the text says the trump, the picture (the score
+    sheet) draws it labelled with its token and colour word, and the alt text says both."""
+    from bot.render.rage import RageRenderer, game_embed, trump_line
+
+    state = rage_game(4, until=lambda s: s.view(None).round == 3 and s.phase is Phase.BIDDING)
+    view = state.view(None)
+    table = facts("rage", 4)
+    assert view.trump is not None
+    for locale in ("en", "de", "ru", "it"):
+        line = trump_line(view, locale)
+        text = game_embed(table, view, locale, pictures=True).description or ""
+        assert line in text.splitlines()
+        picture = RageRenderer().picture(table, view, locale)
+        scene = picture.scene
+        assert isinstance(scene, pictures.SheetScene)
+        assert scene.trump == view.trump.code
+        assert scene.trump_label == t("images.rage.trump", locale)
+        assert scene.trump_name == t(f"rage.colour.{view.trump.code}", locale)
+        assert line in picture.alt and "says the same" not in picture.alt
+    en = RageRenderer().picture(table, view, "en")
+    assert en.alt.startswith("Picture of the Rage score sheet and the trump")
+    assert "Trump: " in en.alt and "bid " in en.alt
+    png = pictures.sheet_png(en.scene)
+    assert decode(png).width == cards.WIDTH and len(png) <= MAX_PNG
+    # At the end the sheet has no trump line: there is no next round.
+    ended = rage_game(4, until=lambda s: s.is_over)
+    final = pictures.sheet_scene(table, ended.view(None), "en")
+    assert final.trump_label is None
+
+
+def test_no_trump_round_is_said_while_bidding() -> None:
+    """A round without trump shows an empty token and the word for none, not a colour."""
+    state = rage_game(4, until=lambda s: s.view(None).round == 2 and s.phase is Phase.BIDDING)
+    view = state.view(None)
+    scene = pictures.table_scene(facts("rage", 4), replace(view, trump=None), "en")
+    assert isinstance(scene, pictures.SheetScene)
+    assert scene.trump is None and scene.trump_name == "none"
+    assert len(pictures.sheet_png(scene)) <= MAX_PNG

@@ -122,9 +122,11 @@ async def open_table(
     open_chips: bool = False,
     names: list[str] | None = None,
     pictures: bool = True,
+    turn_seconds: int | None = None,
 ) -> Table:
     """Create a channel, seat ``count`` players through the lobby and (optionally) start;
-    without ``pictures`` the server shows tables as text only."""
+    without ``pictures`` the server shows tables as text only; ``turn_seconds`` as the
+    command's option (the default turn otherwise)."""
     if guild is None:
         await env.bot.tree.sync()
         guild = env.create_guild()
@@ -132,7 +134,10 @@ async def open_table(
         await env.bot.images.set(guild.id, False)
     channel = guild.create_text_channel(channel_name)
     players = [guild.add_member(env.create_user(name)) for name in (names or NAMES)[:count]]
-    result = await players[0].slash(channel, "nothanks start", open_chips=open_chips)
+    options: dict[str, object] = {"open_chips": open_chips}
+    if turn_seconds is not None:
+        options["turn_seconds"] = turn_seconds
+    result = await players[0].slash(channel, "nothanks start", **options)
     assert result.response is not None and not result.ephemeral
     session = env.bot.tables.in_channel(channel.id)
     table = Table(env, guild, channel, players, result.response.id, session.id)

@@ -8,6 +8,7 @@ changes costs one edit, and a change made during an edit is followed by another 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -146,6 +147,17 @@ class TableMessages:
         if session.record.message_id is None:
             return
         self.lane.put(("table", session.id), Priority.TABLE, lambda: self._show_once(session))
+
+    async def shown(self, session: TableSession, within: float) -> bool:
+        """Wait (at most ``within`` seconds) until the work queued for the table's message
+        is done: edited or posted again (or given up, which is logged); whether in time."""
+        try:
+            async with asyncio.timeout(within):
+                await self.lane.done_with(("table", session.id))
+        except TimeoutError:
+            log.info("table %s's message was not shown within %s s", session.id, within)
+            return False
+        return True
 
     async def _show_once(self, session: TableSession, attempt: int = 0) -> None:
         """One try at showing the table's current state (a failed one is tried again)."""

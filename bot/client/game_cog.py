@@ -45,6 +45,9 @@ def level_choices(levels: tuple[str, ...]) -> list[app_commands.Choice[str]]:
 
 
 LOBBY_ACTIONS = ("join", "leave", "start", "cancel", "addbot")
+# How long `/<game> stop` waits for the table's message to show the table closed before it
+# answers anyway (the answer is deferred after replies.ANSWER_WITHIN seconds).
+STOP_SHOWN_WITHIN = 10.0
 
 
 def can_manage(interaction: discord.Interaction, host_id: int) -> bool:
@@ -134,6 +137,9 @@ class GameTableCog(commands.Cog):
         """Every button click or select choice: route it, answer errors in one place."""
         try:
             await self._route(interaction, click)
+        except TableMovedOn as error:
+            # Out of date: say why when it is because the table was stopped.
+            await answer_error(interaction, self.stopped_answer(interaction, click) or error)
         except Exception as error:
             await answer_error(
                 interaction, error, context=f"{click.game} table {click.table_id} ({click.action})"
@@ -144,6 +150,28 @@ class GameTableCog(commands.Cog):
         ):
             # The table's message can neither be edited nor posted: say why, privately.
             await reply_ephemeral(interaction, t("table.cannot_post", interaction.locale))
+
+    def stopped_answer(self, interaction: discord.Interaction, click: Click) -> UserError | None:
+        """What to answer a click on a table that was stopped (by whom, when known), or
+        None if the click's table was not stopped lately.
+
+        The table's public message changes a moment after the stop (the outbound lane
+        edits it), and stale clients keep showing the old buttons: such a click is told
+        the table was stopped, not that it "moved on" to a later turn.
+        """
+        stopped = self.tables.stopped(click.table_id)
+        if (
+            stopped is None
+            or stopped.game != click.game
+            or stopped.channel_id != interaction.channel_id
+            or stopped.guild_id != interaction.guild_id
+        ):
+            return None  # as session_for: a forged id learns nothing of another table
+        if stopped.reason == "expired":
+            return UserError("closed.expired")
+        if stopped.by is None:
+            return UserError("table.stopped_unknown")
+        return UserError("table.stopped_by", user=f"<@{stopped.by}>")
 
     def session_for(self, interaction: discord.Interaction, click: Click) -> TableSession:
         """The open table a click names, checked against where the click came from."""
@@ -480,6 +508,10 @@ class GameTableCog(commands.Cog):
         manage = can_manage(interaction, session.record.host_id)
         async with Reply(interaction) as reply:
             await session.change(lambda d: d.stop(interaction.user.id, manage))
+            # The answer says the table is stopped once its message says so too, so the
+            # two never disagree on screen; deferred meanwhile if that takes long (Reply),
+            # and given at the latest after STOP_SHOWN_WITHIN seconds.
+            await self.bot.publisher.tables.shown(session, STOP_SHOWN_WITHIN)
             await reply.send(t("table.stopped", interaction.locale))
 
     def running_session(self, interaction: discord.Interaction) -> TableSession:

@@ -12,6 +12,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot.storage import BrokenRow, ChannelBusy, Storage, TableRecord
@@ -24,6 +25,23 @@ from bot.table.thinking import ThinkingPool
 from bot.table.timers import TimedEvent, Timers
 
 log = logging.getLogger(__name__)
+
+# How many stopped tables the registry remembers, so that a click on one of their old
+# messages is told that the table was stopped (and by whom) rather than "moved on".
+STOPPED_KEPT = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class StoppedTable:
+    """A table closed before its end (cancelled, stopped or expired): what a late click
+    on its message needs to know."""
+
+    id: int
+    game: str
+    guild_id: int | None
+    channel_id: int
+    by: int | None  # who stopped it; None when it closed itself
+    reason: str | None  # "expired" for a lobby nobody started
 
 
 class Publisher(Protocol):
@@ -94,6 +112,8 @@ class Tables:
         self.lost: set[int] = set()
         # Tasks started by the registry itself (settling, late DMs): kept until done.
         self._background: set[asyncio.Task[None]] = set()
+        # Tables stopped lately, oldest first (at most STOPPED_KEPT): see `stopped`.
+        self._stopped: dict[int, StoppedTable] = {}
 
     # -- the registry -------------------------------------------------------------------
 
@@ -123,6 +143,10 @@ class Tables:
     def get(self, table_id: int) -> TableSession | None:
         """An open table by id, or None if it is closed or unknown."""
         return self._by_id.get(table_id)
+
+    def stopped(self, table_id: int) -> StoppedTable | None:
+        """A table this process saw stopped (cancelled, stopped or expired) lately, if any."""
+        return self._stopped.get(table_id)
 
     def in_channel(self, channel_id: int) -> TableSession | None:
         """The open table in a channel, or None."""
@@ -164,6 +188,7 @@ class Tables:
             self.timers.schedule(session)
         else:
             self._forget(session)
+            self._remember_stopped(session)
         if not published:
             self.publisher.refresh(session)
         if letters:
@@ -171,6 +196,22 @@ class Tables:
         self._tidy(session)
         for listener in self.listeners:
             listener(session)
+
+    def _remember_stopped(self, session: TableSession) -> None:
+        if session.status not in ("cancelled", "abandoned"):
+            return
+        record = session.record
+        self._stopped.pop(session.id, None)
+        self._stopped[session.id] = StoppedTable(
+            session.id,
+            session.spec.name,
+            record.guild_id,
+            record.channel_id,
+            session.meta.closed_by,
+            session.meta.closed_reason,
+        )
+        while len(self._stopped) > STOPPED_KEPT:
+            del self._stopped[next(iter(self._stopped))]
 
     def _settled(self, session: TableSession, draft: Draft) -> None:
         """A save settled late went through: queue the DMs it caused (under the lock)."""

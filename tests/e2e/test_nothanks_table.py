@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 from collections.abc import Callable
+from typing import Any
 
 import discord
 import pytest
@@ -219,9 +221,75 @@ async def test_stop_command(simcord_env: Env) -> None:
     record = await simcord_env.bot.storage.get_table(table.table_id)
     assert record is not None and record.status == "abandoned"
     late = await click_stored(table.players[0], stale, button_ids_from(stale)["Take"])
-    assert late.ephemeral and late.response.content.startswith(MOVED_ON)
+    assert late.ephemeral
+    assert late.response.content == (
+        f"This table was stopped by <@{table.players[0].id}>,"
+        " so that button no longer does anything."
+    )
     none = await table.players[0].slash(table.channel, "nothanks stop")
     assert none.ephemeral and none.response.content == "There is no table in this channel."
+
+
+async def test_click_on_a_stopped_table_says_it_was_stopped(simcord_env: Env) -> None:
+    """A legal move on a copy of the message from before /stop (a client not yet updated)
+    is told privately who stopped the table, not that the table "moved on"; a private
+    button too; and nothing changes."""
+    table = await open_table(simcord_env, 4)
+    dave = table.players[3]
+    await table.click(table.active(), "No thanks!")
+    stale = snapshot(simcord_env, table.message)
+    ids = button_ids_from(stale)
+    mods = table.guild.create_role("mods", permissions=discord.Permissions(manage_messages=True))
+    mod = table.guild.add_member(simcord_env.create_user("mod"), roles=[mods])
+    stopped = await mod.slash(table.channel, "nothanks stop")
+    assert stopped.ephemeral and stopped.response.content == "The table has been stopped."
+    said = f"This table was stopped by <@{mod.id}>, so that button no longer does anything."
+    for label in ("No thanks!", "Take", "My chips"):
+        late = await click_stored(dave, stale, ids[label])
+        assert late.ephemeral and late.response.content == said, label
+    assert table.embed.title == "No Thanks! — table closed"
+    record = await simcord_env.bot.storage.get_table(table.table_id)
+    assert record is not None and record.status == "abandoned" and record.move_number == 1
+    # Another channel's table is not explained by this one's stop.
+    other = await open_table(simcord_env, 3, guild=table.guild, channel_name="other")
+    forged = await click_stored(other.players[0], other_copy(stale, other), ids["Take"])
+    assert forged.ephemeral and forged.response.content.startswith(MOVED_ON)
+    assert simcord_env.errors == []
+
+
+def other_copy(stored: Any, table: Any) -> Any:
+    """A stored message moved to another table's channel (its custom ids unchanged)."""
+    moved = copy.deepcopy(stored)
+    moved.channel_id = table.channel.id
+    return moved
+
+
+async def test_stop_answers_once_the_table_shows_it(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/stop answers only when the table's message shows the table closed: when that edit
+    is slow, the answer is deferred (Discord's 3 s) and given after it."""
+    table = await open_table(simcord_env, 3)
+    # The edit of the table's message fails once and goes through 2.5 s later, past the
+    # 2 s after which an answer is deferred.
+    monkeypatch.setattr("bot.client.publishing.tables.RETRY_DELAYS", (2.5,))
+    simcord_env.inject_error("PATCH", "/channels/*/messages/*", status=500, times=1)
+    table_path = f"/channels/{table.channel.id}/messages/{table.message_id}"
+    start = len(simcord_env.http_requests)
+    done = await table.players[0].slash(table.channel, "nothanks stop")
+    assert done.ephemeral and done.response.content == "The table has been stopped."
+    assert table.embed.title == "No Thanks! — table closed"
+    steps = []
+    for request in simcord_env.http_requests[start:]:
+        if request.path == table_path:
+            steps.append("edit table")
+        elif request.path.endswith("/callback"):
+            steps.append(f"callback {request.json['type']}")
+        elif request.path.startswith("/webhooks/"):
+            steps.append("answer")
+    # The failed edit, the deferral (type 5) at 2 s, the edit again at 2.5 s, the answer.
+    assert steps == ["edit table", "callback 5", "edit table", "answer"]
+    assert simcord_env.errors == []
 
 
 def button_ids_from(stored: object) -> dict[str, str]:

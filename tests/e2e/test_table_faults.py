@@ -566,3 +566,65 @@ async def test_crash_after_saving_a_rage_bid(
     assert session_now().engine.move_number == 2
     assert footer(table).startswith(f"Table #{table.table_id} · move 2")
     assert simcord_env.errors == []
+
+
+# -- a table posted again whose new message cannot be recorded -------------------------------
+
+
+def live_buttons(message: discord.Message) -> list[str]:
+    """The labels of a message's enabled buttons."""
+    return [
+        item.label or ""
+        for row in message.components
+        for item in getattr(row, "children", [])
+        if not getattr(item, "disabled", True)
+    ]
+
+
+async def test_reposted_copy_that_cannot_be_recorded_is_deleted(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The table's message is deleted and the save that records the copy posted in its
+    place fails once: that copy is deleted (and logged), the next update posts the table
+    again, and the channel ends with one table message with live buttons, no frozen copy."""
+    caplog.set_level(logging.WARNING)
+    table = await open_table(simcord_env, 3)
+    deleted = table.message_id
+    simcord_env.backend.delete_message(table.channel.id, deleted)
+    storage = simcord_env.bot.storage
+    original = storage.save_table
+    failed: list[int | None] = []
+
+    async def fails_once_to_record(record: TableRecord, *args: Any, **kwargs: Any) -> Any:
+        if record.message_id != deleted and not failed:
+            failed.append(record.message_id)
+            raise RuntimeError("storage exploded")
+        return await original(record, *args, **kwargs)
+
+    monkeypatch.setattr(storage, "save_table", fails_once_to_record)
+    session = table.session
+    # A timeout move: the table is posted again, not recorded, and that copy deleted; the
+    # next update posts it once more, recorded this time.
+    await simcord_env.advance_time(61)
+    assert len(failed) == 1 and failed[0] is not None
+    with pytest.raises(Exception, match="Unknown Message"):
+        simcord_env.backend.get_message(table.channel.id, failed[0])
+    assert any(
+        f"new message {failed[0]} was not saved; deleting it" in r.getMessage()
+        for r in caplog.records
+    )
+    if session.record.message_id == deleted:
+        await simcord_env.advance_time(61)  # the next timeout move
+    new_id = session.record.message_id
+    assert new_id not in (None, deleted, failed[0])
+    assert new_id is not None
+    table.message_id = new_id
+    for _ in range(3):  # play on there
+        moved = await table.click(table.active(), pass_or_take(table))
+        assert not moved.ephemeral
+    assert footer(table).startswith(f"Table #{table.table_id} · move {table.game.move_number}")
+    tables = [m for m in table.channel.history() if m.embeds]
+    assert [m.id for m in tables] == [new_id]
+    assert [m.id for m in table.channel.history() if live_buttons(m)] == [new_id]
+    assert await row(simcord_env, table.table_id) == table.session.record
+    assert simcord_env.errors == []

@@ -51,6 +51,8 @@ IN_FLIGHT = 64
 TOKEN_SLACK = 1e-6
 # How often a lane whose pending work is all held back by the guard looks again.
 HELD_BACK_POLL = 1.0
+# How often `done_with` looks whether a key's work is done.
+DONE_POLL = 0.05
 
 Work = Callable[[], Awaitable[object]]
 R = TypeVar("R")
@@ -190,6 +192,16 @@ class Lane:
     def pending_at(self, priority: Priority) -> int:
         """How many keys of one priority have work waiting to start."""
         return len(self._queues[priority])
+
+    async def done_with(self, key: Hashable) -> None:
+        """Wait until a key has no work waiting or in flight (a retry put meanwhile is
+        waited for too). The caller bounds the wait: a key's work may be held back long.
+
+        It looks every DONE_POLL seconds with the lane's sleep, a wait a fake or virtual
+        clock can drive (the few callers wait for a person's command, not per click).
+        """
+        while self.busy(key):
+            await self._sleep(DONE_POLL)
 
     async def idle(self) -> None:
         """Wait until nothing is pending or in flight."""

@@ -8,8 +8,10 @@ changes costs one edit, and a change made during an edit is followed by another 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import discord
@@ -46,6 +48,8 @@ class TableMessages:
         self.lane = lane
         self._unshown: set[int] = set()  # tables whose message could not be edited or posted
         self._told: set[tuple[int, int]] = set()  # who has been told so, per table
+        # Copies posted again whose record was not saved and whose deletion failed, per table.
+        self._strays: dict[int, set[int]] = {}
 
     # -- what a table looks like ----------------------------------------------------------
 
@@ -147,6 +151,17 @@ class TableMessages:
             return
         self.lane.put(("table", session.id), Priority.TABLE, lambda: self._show_once(session))
 
+    async def shown(self, session: TableSession, within: float) -> bool:
+        """Wait (at most ``within`` seconds) until the work queued for the table's message
+        is done: edited or posted again (or given up, which is logged); whether in time."""
+        try:
+            async with asyncio.timeout(within):
+                await self.lane.done_with(("table", session.id))
+        except TimeoutError:
+            log.info("table %s's message was not shown within %s s", session.id, within)
+            return False
+        return True
+
     async def _show_once(self, session: TableSession, attempt: int = 0) -> None:
         """One try at showing the table's current state (a failed one is tried again)."""
         await self.host.wait_until_ready()
@@ -226,11 +241,49 @@ class TableMessages:
         try:
             await session.change(lambda d: d.set_message(message.id), then=shown)
         except SaveFailed:
-            # Shown, but not remembered: the next refresh tries the old message again.
-            log.error("table %s was posted again but its new message was not saved", session.id)
+            # Shown, but not remembered: the next refresh would post yet another copy, and
+            # this one would stay with live buttons, frozen at this move. Take it down; the
+            # next refresh posts the table again (and records it once saves work).
+            log.error(
+                "table %s was posted again but its new message %s was not saved; deleting it",
+                session.id,
+                message.id,
+            )
+            await self.delete_copy(session, message.id)
             return False
         self._shown_again(session)
+        self._delete_strays(session)
         return True
+
+    async def delete_copy(self, session: TableSession, message_id: int) -> None:
+        """Delete a copy of the table's message that is not its recorded message; if that
+        fails it is logged, and deleted once the table's message is posted and recorded."""
+        channel = self.host.get_partial_messageable(
+            session.channel_id, guild_id=session.record.guild_id
+        )
+        try:
+            await channel.get_partial_message(message_id).delete()
+        except discord.NotFound:
+            return  # already gone
+        except discord.HTTPException as error:
+            log.error(
+                "could not delete message %s, an unrecorded copy of table %s: %s",
+                message_id,
+                session.id,
+                error,
+            )
+            self._strays.setdefault(session.id, set()).add(message_id)
+
+    def _delete_strays(self, session: TableSession) -> None:
+        """Soon delete the unrecorded copies of the table that could not be deleted."""
+        for message_id in self._strays.pop(session.id, set()):
+            if message_id == session.record.message_id:
+                continue
+            self.lane.put(
+                ("stray copy", message_id),
+                Priority.COSMETIC,
+                partial(self.delete_copy, session, message_id),
+            )
 
     def _shown_again(self, session: TableSession) -> None:
         if session.id in self._unshown:

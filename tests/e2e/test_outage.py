@@ -172,6 +172,10 @@ async def back_to_normal(env: Env, table: Table, clicks: Clicks, url: str) -> fl
 
 
 @pytest.mark.parametrize("how", ["stop", "restart"])
+# The outage lasts real seconds, clicked through as fast as answers come: the clock moves
+# only by this test's steps (RETRY_INTERVAL a click), not by every click's settle too,
+# which took it 3,000 virtual seconds on, past the turn's deadline.
+@pytest.mark.simcord(window=0)
 async def test_a_postgres_outage_under_a_running_bot(
     simcord_env: Env,
     own_server: TemporaryServer,
@@ -222,7 +226,11 @@ async def test_a_postgres_outage_under_a_running_bot(
     )
     assert clicks.slowest() < ANSWER_WITHIN
     assert took < BACK_WITHIN
-    assert table.game.move_number == shown + during.count("saved") + 1
+    # A click answered "could not hear back" (its commit's answer lost in the crash) was
+    # settled by reading the row back once the server returned: its move may stand. Every
+    # other click's answer is exact: saved means shown, "nothing changed" means nothing.
+    settled = table.game.move_number - (shown + during.count("saved") + 1)
+    assert 0 <= settled <= during.count("unknown"), (during, settled)
     await assert_nothing_lost(simcord_env, table)
     assert not simcord_env.bot.is_closed() and simcord_env.bot.storage.available
 

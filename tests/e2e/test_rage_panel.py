@@ -278,12 +278,12 @@ async def test_a_new_panel_retires_the_old_one(simcord_env: Env) -> None:
     second = await table.hand(actor)
     await simcord_env.settle()
     old = current(simcord_env, first)
-    assert old.content == "This hand was replaced by a newer one."
+    assert old.content == "This hand is out of date: a newer one replaced it."
     assert not live_buttons(old)
     assert choices(current(simcord_env, second), "bid"), "the new panel is live"
     before = table.state
     refused = await click_stored(actor, stale, bid_id)
-    assert refused.response.content == "This hand was replaced by a newer one."
+    assert refused.response.content == "This hand is out of date: a newer one replaced it."
     assert not live_buttons(refused.response)
     assert table.state is before and table.state.bids == before.bids
     # The current panel still plays.

@@ -332,3 +332,30 @@ async def test_round_over_retires_the_panels(simcord_env: Env) -> None:
     assert refused.response.content.startswith("Round 1 is over")
     assert not live_buttons(refused.response)
     assert table.state is before
+
+
+async def test_game_over_retires_the_panels(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
+    """The last trick of the last round: every open panel says the game is over, without
+    buttons, not only the panel of the player who played the last card."""
+    table = await open_rage(simcord_env, 3)
+    a, b, c = (str(p.id) for p in table.players)
+    state = RageState.from_deal(
+        [a, b, c],
+        {a: ["R3"], b: ["B4"], c: ["Y6"]},
+        stack=["G9"],
+        dealer=c,
+        bids={a: 0, b: 0, c: 0},
+    )
+    await install(table, state, make_bot)
+    panels = {str(actor.id): await table.hand(actor) for actor in table.players}
+    for player, card in ((a, "R3"), (b, "B4"), (c, "Y6")):
+        await simcord_env.settle()
+        await Taps(table.actor(player)).tap(current(simcord_env, panels[player]), "play", card)
+    await simcord_env.settle()
+    assert not table.running
+    for panel in panels.values():
+        now = current(simcord_env, panel)
+        assert now.content == "The game is over: see the final standings on the table."
+        assert not live_buttons(now)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
@@ -36,6 +37,23 @@ log = logging.getLogger(__name__)
 PANEL_LIFETIME = 14 * 60
 
 
+@dataclass
+class Panel:
+    """A player's open private panel: the interaction that last showed it (its token edits
+    the message), when, the message's id once known, and the round it shows."""
+
+    interaction: discord.Interaction
+    since: float
+    message_id: int | None
+    round: int
+
+
+def panel_id(interaction: discord.Interaction) -> int | None:
+    """The id of the private panel a click is on (None: the click is not on one)."""
+    message = interaction.message
+    return message.id if message is not None and message.flags.ephemeral else None
+
+
 class StaleHand(TableMovedOn):
     """A choice from a private view that is out of date: answered with the current one."""
 
@@ -50,16 +68,64 @@ class Rage(GameTableCog):
 
     def __init__(self, bot: CardtableBot) -> None:
         super().__init__(bot)
-        # Each player's open panel per table: the interaction that last showed it, and
-        # when. In memory only (tokens expire, and a restart forgets them: one tap reopens).
-        self.panels: dict[tuple[int, str], tuple[discord.Interaction, float]] = {}
-        self._panel_edits: set[asyncio.Task[None]] = set()
+        # Each player's one current panel per table. In memory only (tokens expire, and a
+        # restart forgets them: one tap reopens).
+        self.panels: dict[tuple[int, str], Panel] = {}
+        # Panels taken out of use, by (table, message id): what a click on one is told.
+        self.retired: dict[tuple[int, int], tuple[str, dict[str, Any]]] = {}
+        # The edit last queued for each panel message: edits of one panel go in order.
+        self._panel_edits: dict[object, asyncio.Task[None]] = {}
 
     def keep_panel(
-        self, session: TableSession, player: str, interaction: discord.Interaction
+        self,
+        session: TableSession,
+        player: str,
+        interaction: discord.Interaction,
+        message_id: int | None,
     ) -> None:
-        """Remember the panel this interaction shows, to edit it after later changes."""
-        self.panels[(session.id, player)] = (interaction, self.tables.clock())
+        """Remember the panel this interaction shows, to edit it after later changes; a
+        different panel the player had open at this table is marked out of date."""
+        key = (session.id, player)
+        old = self.panels.get(key)
+        engine = session.engine
+        round_ = engine.round if isinstance(engine, RageState) else 0
+        self.panels[key] = Panel(interaction, self.tables.clock(), message_id, round_)
+        if message_id is None:
+            log.warning("the new Rage panel of %s at table %s has no message id", player, key[0])
+            return
+        self.retired.pop((session.id, message_id), None)
+        if old is not None and old.message_id is not None and old.message_id != message_id:
+            self.retire(session.id, player, old, "rage.hand.replaced", {})
+
+    def retire(
+        self, table_id: int, player: str, panel: Panel, key: str, params: dict[str, Any]
+    ) -> None:
+        """Edit a panel that is no longer current to say so, without buttons (while its
+        token is valid); a later click on a copy of it is answered the same way."""
+        if panel.message_id is not None:
+            self.retired[(table_id, panel.message_id)] = (key, params)
+        if self.tables.clock() - panel.since > PANEL_LIFETIME:
+            log.info("the replaced Rage panel of %s at table %s has expired", player, table_id)
+            return
+        fields = {"content": t(key, panel.interaction.locale, **params), "view": None}
+        self._queue_edit(table_id, player, panel, fields)
+
+    def retired_answer(
+        self, session: TableSession, player: str, interaction: discord.Interaction
+    ) -> str | None:
+        """What a click on a panel that is not the player's current one is told (None: the
+        click is on the current panel, or on no panel, or the bot no longer knows)."""
+        message_id = panel_id(interaction)
+        if message_id is None:
+            return None
+        locale = interaction.locale
+        retired = self.retired.get((session.id, message_id))
+        if retired is not None:
+            return t(retired[0], locale, **retired[1])
+        current = self.panels.get((session.id, player))
+        if current is not None and current.message_id not in (None, message_id):
+            return t("rage.hand.replaced", locale)
+        return None
 
     async def cog_load(self) -> None:
         """Register the game, and keep open panels current after every change."""
@@ -73,44 +139,70 @@ class Rage(GameTableCog):
             self.tables.listeners.remove(self.refresh_panels)
 
     def refresh_panels(self, session: TableSession) -> None:
-        """After a change: edit the open panel of each player who has something to decide."""
+        """After a change: panels of a finished round say so; the open panel of each
+        player who has something to decide shows the decision."""
         if session.spec.name != GAME:
             return
         engine = session.engine
+        mine = [key for key in self.panels if key[0] == session.id]
         if not isinstance(engine, RageState) or not session.is_open:
-            for key in [key for key in self.panels if key[0] == session.id]:
-                del self.panels[key]
+            over = isinstance(engine, RageState) and engine.is_over
+            for key in mine:
+                panel = self.panels.pop(key)
+                if over:
+                    self.retire(session.id, key[1], panel, "rage.hand.game_over", {})
+            for gone in [gone for gone in self.retired if gone[0] == session.id]:
+                del self.retired[gone]
             return
         now = self.tables.clock()
+        for key in mine:
+            panel = self.panels[key]
+            if now - panel.since > PANEL_LIFETIME:
+                del self.panels[key]  # the token has run out
+            elif panel.round != engine.round:
+                del self.panels[key]
+                self.retire(
+                    session.id, key[1], panel, "rage.hand.round_over", {"round": panel.round}
+                )
         for acting in engine.acting_players():
             player = str(acting)
             kept = self.panels.get((session.id, player))
             if kept is None:
                 continue
-            interaction, since = kept
-            if now - since > PANEL_LIFETIME:
-                del self.panels[(session.id, player)]  # the token has run out
-                continue
-            fields = self.hand(session, player, interaction.locale)
-            task = asyncio.get_running_loop().create_task(
-                self._edit_panel(session.id, player, interaction, fields)
-            )
-            self._panel_edits.add(task)
-            task.add_done_callback(self._panel_edits.discard)
+            fields = self.hand(session, player, kept.interaction.locale)
+            self._queue_edit(session.id, player, kept, fields)
+
+    def _queue_edit(self, table_id: int, player: str, panel: Panel, fields: dict[str, Any]) -> None:
+        """Edit a panel through its token, after any edit of it already on its way."""
+        mark: object = panel.message_id or panel.interaction.id
+        before = self._panel_edits.get(mark)
+        task = asyncio.get_running_loop().create_task(
+            self._edit_panel(table_id, player, panel, fields, before)
+        )
+        self._panel_edits[mark] = task
+
+        def done(finished: asyncio.Task[None]) -> None:
+            if self._panel_edits.get(mark) is finished:
+                del self._panel_edits[mark]
+
+        task.add_done_callback(done)
 
     async def _edit_panel(
         self,
         table_id: int,
         player: str,
-        interaction: discord.Interaction,
+        panel: Panel,
         fields: dict[str, Any],
+        before: asyncio.Task[None] | None,
     ) -> None:
+        if before is not None:
+            await asyncio.wait([before])
         try:
-            await interaction.edit_original_response(**fields)
+            await panel.interaction.edit_original_response(**fields)
         except discord.HTTPException as error:
             # Expired or deleted: forget it; Show my hand opens a new one.
-            log.info("cannot edit the Rage panel of %s at table %s: %s", player, table_id, error)
-            if self.panels.get((table_id, player), (None,))[0] is interaction:
+            log.warning("cannot edit the Rage panel of %s at table %s: %s", player, table_id, error)
+            if self.panels.get((table_id, player)) is panel:
                 del self.panels[(table_id, player)]
 
     async def show_private(
@@ -126,14 +218,29 @@ class Rage(GameTableCog):
             await interaction.response.send_message(**sheet, ephemeral=True)
             return
         player = seat_of(interaction, session)
-        message = interaction.message
-        if message is not None and message.flags.ephemeral:
-            await interaction.response.edit_message(
-                **self.hand(session, player, interaction.locale)
-            )
+        on_panel = panel_id(interaction)
+        refusal = self.retired_answer(session, player, interaction)
+        if refusal is not None:
+            # Back on a copy of a panel that is out of date: it stays out of date.
+            await interaction.response.edit_message(content=refusal, view=None)
+            return
+        fields = self.hand(session, player, interaction.locale)
+        if on_panel is not None:
+            await interaction.response.edit_message(**fields)
+            self.keep_panel(session, player, interaction, on_panel)
         else:
-            await super().show_private(interaction, session, click)
-        self.keep_panel(session, player, interaction)
+            await self.open_panel(interaction, session, player, fields)
+
+    async def open_panel(
+        self,
+        interaction: discord.Interaction,
+        session: TableSession,
+        player: str,
+        fields: dict[str, Any],
+    ) -> None:
+        """Send a new private panel; it becomes the player's current one."""
+        sent = await interaction.response.send_message(**fields, ephemeral=True)
+        self.keep_panel(session, player, interaction, sent.message_id)
 
     def hand(self, session: TableSession, player: str, locale: object, **kw: Any) -> Any:
         """A player's private hand message."""
@@ -145,6 +252,12 @@ class Rage(GameTableCog):
         """A bid, a card, or a Joker's colour from a player's private view."""
         player = seat_of(interaction, session)
         locale = interaction.locale
+        refusal = self.retired_answer(session, player, interaction)
+        if refusal is not None:
+            # A copy of a replaced or finished panel: nothing is played from it.
+            await reply.edit(content=refusal, view=None)
+            return None
+        on_panel = panel_id(interaction)
         chosen = parse_choice(click)  # None: a Joker whose colour is still to be named
 
         def step(draft: Draft) -> None:
@@ -164,7 +277,7 @@ class Rage(GameTableCog):
                 await reply.edit(content=t("rage.hand.game_over", locale), view=None)
             else:
                 await reply.edit(**self.hand(session, player, locale))
-                self.keep_panel(session, player, interaction)
+                self.keep_panel(session, player, interaction, on_panel)
             return False  # the public table is edited by the publisher
 
         try:
@@ -175,7 +288,7 @@ class Rage(GameTableCog):
             await reply.edit(**self.hand(session, player, locale, note=note))
         except JokerNeedsColour:
             await reply.edit(**self.hand(session, player, locale, joker=True))
-        self.keep_panel(session, player, interaction)
+        self.keep_panel(session, player, interaction, on_panel)
         return None
 
     # -- commands -----------------------------------------------------------------------
@@ -283,10 +396,9 @@ class Rage(GameTableCog):
         """Show the caller's hand privately, with the bid or card choices on their turn."""
         session = self.running_session(interaction)
         player = seat_of(interaction, session)
-        await interaction.response.send_message(
-            **self.hand(session, player, interaction.locale), ephemeral=True
+        await self.open_panel(
+            interaction, session, player, self.hand(session, player, interaction.locale)
         )
-        self.keep_panel(session, player, interaction)
         await self.tables.take_hint(session, player)
 
 

@@ -12,6 +12,7 @@ from simcord.results import ResponseMessage
 from bot.client.bot import CardtableBot
 from bot.engines.rage import JOKER, Bid, Card, Colour, Phase, Play, RageState
 from bot.i18n import t
+from tests.e2e.helpers import click_stored, snapshot
 from tests.e2e.test_rage_table import (
     RageTable,
     arg_of,
@@ -247,10 +248,114 @@ async def test_expired_panel_is_not_edited(simcord_env: Env) -> None:
     second = table.state.players[(table.state.players.index(first) + 1) % 3]
     panel = await table.hand(table.actor(second))
     cog = table.cog
-    interaction, since = cog.panels[(table.table_id, second)]
-    cog.panels[(table.table_id, second)] = (interaction, since - 15 * 60)
+    cog.panels[(table.table_id, second)].since -= 15 * 60
     await table.act(first, Bid(0))
     await simcord_env.settle()
     assert table.state.acting_players() == (second,)
     assert (table.table_id, second) not in cog.panels
     assert "Your bid: how many" not in current(simcord_env, panel).content
+
+
+def live_buttons(view: Any) -> list[dict[str, Any]]:
+    """The enabled buttons of a message."""
+    return [
+        item
+        for row in view.components
+        for item in row.get("components", [])
+        if item.get("type") == 2 and not item.get("disabled")
+    ]
+
+
+async def test_a_new_panel_retires_the_old_one(simcord_env: Env) -> None:
+    """Show my hand twice: the first panel says it was replaced, with no buttons; the
+    second is live; a tap on a stale copy of the first is refused and plays nothing."""
+    table = await open_rage(simcord_env, 3)
+    player = table.state.acting_players()[0]
+    actor = table.actor(player)
+    first = await table.hand(actor)
+    stale = snapshot(simcord_env, first.message)
+    bid_id = button_id(first, "bid", 1)
+    second = await table.hand(actor)
+    await simcord_env.settle()
+    old = current(simcord_env, first)
+    assert old.content == "This hand is out of date: a newer one replaced it."
+    assert not live_buttons(old)
+    assert choices(current(simcord_env, second), "bid"), "the new panel is live"
+    before = table.state
+    refused = await click_stored(actor, stale, bid_id)
+    assert refused.response.content == "This hand is out of date: a newer one replaced it."
+    assert not live_buttons(refused.response)
+    assert table.state is before and table.state.bids == before.bids
+    # The current panel still plays.
+    after = await Taps(actor).tap(current(simcord_env, second), "bid", 1)
+    assert "Your bid: 1" in after.content
+
+
+async def test_round_over_retires_the_panels(simcord_env: Env) -> None:
+    """Play round 1 through the panels; when round 2 begins, the round-1 panels say the
+    round is over, with no buttons; a tap on a stale copy changes nothing."""
+    table = await open_rage(simcord_env, 3)
+    panels = {str(actor.id): await table.hand(actor) for actor in table.players}
+    stale: dict[str, Any] = {}
+    while table.state.round == 1:
+        await simcord_env.settle()
+        state = table.state
+        player = state.acting_players()[0]
+        action = state.legal_actions(player)[0]
+        panel = current(simcord_env, panels[player])
+        if isinstance(action, Play) and action.card != JOKER:
+            stale[player] = (
+                snapshot(simcord_env, panel.message),
+                button_id(panel, "play", action.card.code),
+            )
+        taps = Taps(table.actor(player))
+        if isinstance(action, Bid):
+            await taps.tap(panel, "bid", action.tricks)
+        else:
+            assert isinstance(action, Play)
+            after = await taps.tap(panel, "play", action.card.code)
+            if action.card == JOKER:
+                await taps.tap(after, "joker", choices(after, "joker")[0])
+        last = player
+    await simcord_env.settle()
+    assert table.state.round == 2
+    for player, panel in panels.items():
+        now = current(simcord_env, panel)
+        if player == last:
+            continue  # the last tap's answer is the round-2 hand, in the same panel
+        assert now.content.startswith("Round 1 is over"), now.content
+        assert not live_buttons(now)
+    player = next(p for p in stale if p != last)
+    copy, custom_id = stale[player]
+    before = table.state
+    refused = await click_stored(table.actor(player), copy, custom_id)
+    assert refused.response.content.startswith("Round 1 is over")
+    assert not live_buttons(refused.response)
+    assert table.state is before
+
+
+async def test_game_over_retires_the_panels(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
+    """The last trick of the last round: every open panel says the game is over, without
+    buttons, not only the panel of the player who played the last card."""
+    table = await open_rage(simcord_env, 3)
+    a, b, c = (str(p.id) for p in table.players)
+    state = RageState.from_deal(
+        [a, b, c],
+        {a: ["R3"], b: ["B4"], c: ["Y6"]},
+        stack=["G9"],
+        dealer=c,
+        bids={a: 0, b: 0, c: 0},
+    )
+    await install(table, state, make_bot)
+    panels = {str(actor.id): await table.hand(actor) for actor in table.players}
+    for player, card in ((a, "R3"), (b, "B4"), (c, "Y6")):
+        await simcord_env.settle()
+        await Taps(table.actor(player)).tap(current(simcord_env, panels[player]), "play", card)
+    await simcord_env.settle()
+    assert not table.running
+    for panel in panels.values():
+        now = current(simcord_env, panel)
+        assert now.content == "The game is over: see the final standings on the table."
+        assert not live_buttons(now)

@@ -180,9 +180,11 @@ def game_embed(
     if state.phase is Phase.BIDDING:
         who = ", ".join(facts.mention(player) for player in waiting)
         lines.append(t("rage.game.bidding", locale, players=who))
-    elif state.phase is Phase.PLAYING and waiting:
-        lines.append(t("rage.game.turn", locale, player=facts.mention(waiting[0])))
-    lines += [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
+    # Whose turn it is in play is the message's own line ('▶ @Ana: your turn', which
+    # pings); the embed only marks that player's row, so a computer's turn shows too.
+    lines += [
+        player_line(facts, state, seat, locale, marked=True) for seat in range(len(state.players))
+    ]
     latest = latest_line(facts, state, locale)
     if latest is not None:
         lines.append(latest)
@@ -233,6 +235,9 @@ def table_alt(facts: TableFacts, state: RageView, locale: object, *, sheet: bool
     """
     lines = [t("rage.game.title", locale, round=state.round), trump_line(state, locale)]
     lines += trick_lines(facts, state, locale)
+    if state.phase is Phase.PLAYING and state.players_to_act:
+        # The embed leaves the turn to the message's line: the alt text says it itself.
+        lines.append(t("rage.game.turn", locale, player=facts.name(state.players_to_act[0])))
     lines += [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
     lines.append(latest_line(facts, state, locale) or "")
     if not sheet:
@@ -244,9 +249,12 @@ def table_alt(facts: TableFacts, state: RageView, locale: object, *, sheet: bool
     return alt_text(facts, t("images.alt.rage_sheet_bidding", locale), lines)
 
 
-def player_line(facts: TableFacts, state: RageView, seat: int, locale: object) -> str:
-    """One short line per player, to fit a phone: 'Ana · bid 2 · won 1 · 34 pts'."""
-    return t(
+def player_line(
+    facts: TableFacts, state: RageView, seat: int, locale: object, *, marked: bool = False
+) -> str:
+    """One short line per player, to fit a phone: 'Ana · bid 2 · won 1 · 34 pts'; with
+    ``marked``, '▶ ' before the line of the player who is to play."""
+    line = t(
         "rage.game.player_line",
         locale,
         player=facts.short_name(state.players[seat]),
@@ -254,6 +262,10 @@ def player_line(facts: TableFacts, state: RageView, seat: int, locale: object) -
         tricks=state.tricks_won[seat],
         total=state.totals[seat],
     )
+    acting = state.players_to_act
+    if marked and state.phase is Phase.PLAYING and acting and acting[0] == state.players[seat]:
+        return f"▶ {line}"
+    return line
 
 
 def last_trick_text(facts: TableFacts, result: TrickResult, locale: object) -> str:

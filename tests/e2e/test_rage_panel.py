@@ -160,7 +160,7 @@ async def test_public_table_shows_the_trick_and_the_last_trick(
     await table.act(b, Play(Card.parse("B4")))
     await table.act(c, Play(Card.parse("B7")))
     lines = (table.message.embeds[0].description or "").splitlines()
-    assert "ana · bid 1 · won 1 · 0 pts" in lines
+    assert "▶ ana · bid 1 · won 1 · 0 pts" in lines
     assert "Trick 1: ana won with Joker (🟦●): a Joker is the highest card of its colour." in lines
 
 

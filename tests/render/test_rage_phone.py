@@ -1,0 +1,69 @@
+"""Rage's table on a phone (issue 41): the turn said once, labelled score rows, one minus
+sign, colour tokens that never break across lines, and red's own shape."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.engines.rage import Phase, RageState
+from bot.i18n import t
+from bot.render import rage
+from bot.render.table import public_message
+from bot.table.spec import PublicTable, TableFacts
+
+LOCALES = ["en", "de", "ru", "it"]
+PLAYERS = ["301", "302", "303", "304"]
+NAMES = {"301": "Ana", "302": "Bo", "303": "Cy", "304": "Di"}
+
+
+def facts(status: str = "running") -> TableFacts:
+    return TableFacts(
+        id=5,
+        game="rage",
+        status=status,
+        host_id=301,
+        seats=tuple(int(p) for p in PLAYERS),
+        options={},
+        names=dict(NAMES),
+        computers={},
+        min_players=3,
+        max_players=8,
+    )
+
+
+def playing(rounds: int = 1) -> RageState:
+    """A game in play (a card to play, not a bid) after ``rounds`` scored rounds."""
+    state = RageState.new(PLAYERS, seed=3)
+    while state.round <= rounds or state.view(None).phase is not Phase.PLAYING:
+        player = state.acting_players()[0]
+        state.apply(player, state.legal_actions(player)[0])
+    return state
+
+
+# -- 1. the turn is said once ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("images", [True, False])
+def test_the_turn_is_said_in_the_content_not_again_in_the_embed(locale: str, images: bool) -> None:
+    """The content's line pings the player; the embed only marks their row with ▶."""
+    table = facts()
+    view = playing().view(None)
+    active = view.players_to_act[0]
+    fields = public_message(PublicTable(table, view), rage.RageRenderer(), locale, pictures=images)
+    mention = table.mention(active)
+    assert mention in (fields["content"] or "")
+    description = fields["embed"].description or ""
+    assert mention not in description
+    assert t("rage.game.turn", locale, player=mention) not in description
+    marked = [line for line in description.splitlines() if line.startswith("▶ ")]
+    assert len(marked) == 1 and NAMES[active] in marked[0]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_alt_text_still_says_whose_turn_it_is(locale: str) -> None:
+    """A screen reader hears whose turn it is from the picture's alt text, by name."""
+    view = playing().view(None)
+    active = view.players_to_act[0]
+    alt = rage.table_alt(facts(), view, locale)
+    assert t("rage.game.turn", locale, player=NAMES[active]).rstrip(".") in alt

@@ -119,20 +119,26 @@ def signed(points: int) -> str:
     return f"+{points}" if points > 0 else f"−{-points}" if points < 0 else "0"
 
 
-def sheet_block(facts: TableFacts, sheet: ScoreSheet, locale: object) -> str:
-    """The score sheet, one line per player: 'Ana: +12 −1 +8 = 19'.
+def total_text(total: int) -> str:
+    """A total as a score sheet shows it: 19, −4 (the same real minus sign as `signed`)."""
+    return f"−{-total}" if total < 0 else str(total)
 
-    One short line per player reads on a phone, where a grid of ten columns did not.
+
+def sheet_block(facts: TableFacts, sheet: ScoreSheet, locale: object) -> str:
+    """The score sheet, one line per player: 'Ana: Rd 1 +12 · Rd 2 −1 · Rd 3 +8 = 19'.
+
+    One short line per player reads on a phone, where a grid of ten columns did not; each
+    round's points carry its label, held together by no-break spaces when the line wraps.
     """
     lines = []
     for seat, player in enumerate(sheet.players):
         points = [
-            signed(points)
+            t("rage.sheet.round_points", locale, round=row.round, points=signed(points))
             for row in sheet.rows
             if row.complete and (points := row.entries[seat].points) is not None
         ]
-        results = " ".join(points) or "…"
-        lines.append(f"{facts.name(player)}: {results} = **{sheet.totals[seat]}**")
+        results = " · ".join(point.replace(" ", "\u00a0") for point in points) or "…"
+        lines.append(f"{facts.name(player)}: {results} = **{total_text(sheet.totals[seat])}**")
     return "\n".join(lines)
 
 
@@ -151,9 +157,9 @@ def round_summary(facts: TableFacts, sheet: ScoreSheet, locale: object) -> str |
                 player=facts.name(entry.player),
                 bid="?" if entry.bid is None else entry.bid,
                 tricks=entry.tricks,
-                bonus=f"{entry.bonus:+d}",
-                points=f"{entry.points:+d}" if entry.points is not None else "?",
-                total=entry.total,
+                bonus=signed(entry.bonus),
+                points=signed(entry.points) if entry.points is not None else "?",
+                total=total_text(entry.total),
             )
         )
     return "\n".join(lines)

@@ -3,6 +3,8 @@ sign, colour tokens that never break across lines, and red's own shape."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bot.engines.rage import Phase, RageState
@@ -67,3 +69,41 @@ def test_the_alt_text_still_says_whose_turn_it_is(locale: str) -> None:
     active = view.players_to_act[0]
     alt = rage.table_alt(facts(), view, locale)
     assert t("rage.game.turn", locale, player=NAMES[active]).rstrip(".") in alt
+
+
+# -- 2. the Scores answer: labelled rounds, one minus sign -----------------------------------
+
+
+def scored(rounds: int) -> RageState:
+    """A game where some points, bonuses and totals are negative after ``rounds`` rounds."""
+    state = playing(rounds)
+    sheet = state.view(None).score_sheet
+    assert any(total < 0 for total in sheet.totals)
+    return state
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_scores_rows_are_labelled_with_their_rounds(locale: str) -> None:
+    """Every player's row names each round its points belong to, in the reader's language."""
+    state = scored(3)
+    embed = rage.scores_message(facts(), state.view(None), locale)["embed"]
+    rows = (embed.description or "").splitlines()
+    assert len(rows) == len(PLAYERS)
+    sheet = state.view(None).score_sheet
+    for seat, row in enumerate(rows):
+        for number in (1, 2, 3):
+            entry = sheet.rows[number - 1].entries[seat]
+            assert entry.points is not None
+            points = rage.signed(entry.points)
+            label = t("rage.sheet.round_points", locale, round=number, points=points)
+            assert label.replace(" ", "\u00a0") in row, (label, row)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_scores_answer_uses_one_minus_sign(locale: str) -> None:
+    """Points, bonuses and totals below zero all show '−' (U+2212), never a hyphen-minus."""
+    embed = rage.scores_message(facts(), scored(3).view(None), locale)["embed"]
+    texts = [embed.description or ""] + [field.value or "" for field in embed.fields]
+    text = "\n".join(texts)
+    assert "−" in text
+    assert re.search(r"-\d", text) is None, text

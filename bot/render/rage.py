@@ -44,8 +44,13 @@ SQUARES = {
 # by hue alone (green, red, yellow and orange merge for deuteranopes).
 GLYPHS = {"circle": "●", "triangle": "▲", "square": "■", "star": "★", "diamond": "◆", "cross": "✚"}
 SHAPES = {colour: GLYPHS[RAGE_SHAPE[colour.code]] for colour in Colour}
+# A colour's square, shape and number or name are one token: joined by a WORD JOINER and
+# NO-BREAK SPACEs, a phone never wraps a line between them ('🟥' ending one line, '■ 6'
+# starting the next).
+WORD_JOINER = "\u2060"
+NBSP = "\u00a0"
 # What stands for a colour in text and on buttons: its square and its shape, e.g. '🟦●'.
-TOKENS = {colour: f"{SQUARES[colour]}{SHAPES[colour]}" for colour in Colour}
+TOKENS = {colour: f"{SQUARES[colour]}{WORD_JOINER}{SHAPES[colour]}" for colour in Colour}
 ACTION_KEYS = {
     JOKER: "rage.card.joker",
     NO_TRUMP: "rage.card.no_trump",
@@ -57,16 +62,17 @@ ACTION_KEYS = {
 
 def colour_name(colour: Colour, locale: object) -> str:
     """A colour with its token, e.g. '🟥■ red'."""
-    return f"{TOKENS[colour]} {t(f'rage.colour.{colour.code}', locale)}"
+    name = t(f"rage.colour.{colour.code}", locale).replace(" ", NBSP)
+    return f"{TOKENS[colour]}{NBSP}{name}"
 
 
 def card_name(card: Card, locale: object, named: Colour | None = None) -> str:
     """A card as players read it: '🟥■ 7', 'Joker (🟦●)', 'No Trump'."""
     if card.colour is not None:
-        return f"{TOKENS[card.colour]} {card.value}"
+        return f"{TOKENS[card.colour]}{NBSP}{card.value}"
     text = t(ACTION_KEYS[card], locale)
     if card == JOKER and named is not None:
-        text = f"{text} ({TOKENS[named]})"
+        text = f"{text}{NBSP}({TOKENS[named]})"
     return text
 
 

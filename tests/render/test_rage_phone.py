@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from bot.engines.rage import Phase, RageState
+from bot.engines.rage import JOKER, Colour, Phase, RageState, card
 from bot.i18n import t
 from bot.render import rage
 from bot.render.table import public_message
@@ -107,3 +107,32 @@ def test_scores_answer_uses_one_minus_sign(locale: str) -> None:
     text = "\n".join(texts)
     assert "−" in text
     assert re.search(r"-\d", text) is None, text
+
+
+# -- 3. a card token never breaks across lines -----------------------------------------------
+
+
+def breakable(text: str) -> list[str]:
+    """The characters a line may break at: every space but a no-break one."""
+    return [char for char in text if char.isspace() and char != "\u00a0"]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_no_card_token_contains_a_breakable_space(locale: str) -> None:
+    """Square, shape and number (or colour name) are joined: a phone keeps them on a line."""
+    for colour in Colour:
+        square, shape = rage.SQUARES[colour], rage.SHAPES[colour]
+        assert rage.TOKENS[colour] == f"{square}\u2060{shape}"  # no break between the two
+        names = [rage.colour_name(colour, locale), rage.card_name(JOKER, locale, colour)]
+        names += [rage.card_name(card(colour, value), locale) for value in range(0, 16)]
+        for name in names:
+            assert rage.TOKENS[colour] in name
+            assert breakable(name) == [], repr(name)
+
+
+def test_a_hand_breaks_only_between_cards() -> None:
+    """A hand wraps at the ' · ' between cards, never inside one."""
+    cards = [card(colour, value) for colour in Colour for value in (1, 9)]
+    text = rage.hand_text(cards, "en")
+    assert all(breakable(token) == [] for token in text.split(" · "))
+    assert len(text.split(" · ")) == len(cards)

@@ -42,10 +42,10 @@ SQUARES = {
 }
 # The shape each colour has in the pictures (RAGE_SHAPE), as a glyph: colour is never told
 # by hue alone (green, red, yellow and orange merge for deuteranopes).
-GLYPHS = {"circle": "●", "triangle": "▲", "square": "■", "star": "★", "diamond": "◆", "cross": "✚"}
+GLYPHS = {"circle": "●", "triangle": "▲", "heart": "♥", "star": "★", "diamond": "◆", "cross": "✚"}
 SHAPES = {colour: GLYPHS[RAGE_SHAPE[colour.code]] for colour in Colour}
 # A colour's square, shape and number or name are one token: joined by a WORD JOINER and
-# NO-BREAK SPACEs, a phone never wraps a line between them ('🟥' ending one line, '■ 6'
+# NO-BREAK SPACEs, a phone never wraps a line between them ('🟥' ending one line, '♥ 6'
 # starting the next).
 WORD_JOINER = "\u2060"
 NBSP = "\u00a0"
@@ -61,13 +61,13 @@ ACTION_KEYS = {
 
 
 def colour_name(colour: Colour, locale: object) -> str:
-    """A colour with its token, e.g. '🟥■ red'."""
+    """A colour with its token, e.g. '🟥♥ red'."""
     name = t(f"rage.colour.{colour.code}", locale).replace(" ", NBSP)
     return f"{TOKENS[colour]}{NBSP}{name}"
 
 
 def card_name(card: Card, locale: object, named: Colour | None = None) -> str:
-    """A card as players read it: '🟥■ 7', 'Joker (🟦●)', 'No Trump'."""
+    """A card as players read it: '🟥♥ 7', 'Joker (🟦●)', 'No Trump'."""
     if card.colour is not None:
         return f"{TOKENS[card.colour]}{NBSP}{card.value}"
     text = t(ACTION_KEYS[card], locale)
@@ -393,7 +393,7 @@ def forbidden_bid(view: RageView) -> int | None:
 
 
 # Buttons a row on the private panel: card labels ('🟦● 12') fit four on a phone's row,
-# bid numbers five, colour names ('🟥■ red (trump)') three.
+# bid numbers five, colour names ('🟥♥ red (trump)') three.
 CARDS_PER_ROW = 4
 BIDS_PER_ROW = 5
 COLOURS_PER_ROW = 3

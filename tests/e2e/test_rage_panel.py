@@ -76,16 +76,16 @@ async def test_a_card_is_one_tap_and_a_joker_two(
     assert waiting.content.startswith("**Waiting for ana**")  # whose turn, on line one
     panel = await table.hand(table.actor(a))
     assert panel.content.startswith(
-        "**Your turn: lead any card**\nRound 9 · Trump: 🟥\u2060■\u00a0red"
+        "**Your turn: lead any card**\nRound 9 · Trump: 🟥\u2060♥\u00a0red"
     )
     # Trump first, action cards last; every card is a button, and the hand no text line.
     assert [arg_of(button) for button in buttons(panel, "play")] == ["R3", "JOKER"]
-    assert "🟥\u2060■\u00a03" not in panel.content
+    assert "🟥\u2060♥\u00a03" not in panel.content
     taps = Taps(table.actor(a))
     colours = await taps.tap(panel, "play", "JOKER")
     assert "Name the Joker's colour" in colours.content
     labels = [button["label"] for button in buttons(colours, "joker")]
-    assert "🟥\u2060■\u00a0red (trump)" in labels
+    assert "🟥\u2060♥\u00a0red (trump)" in labels
     assert buttons(colours, "hand"), "a Back button"
     await taps.tap(colours, "joker", Colour.BLUE.code)
     assert taps.count == 2
@@ -178,7 +178,7 @@ async def test_without_pictures_the_text_shows_the_trick(
     assert not message.attachments
     lines = (message.embeds[0].description or "").splitlines()
     assert lines[:4] == [
-        "Trump: 🟥\u2060■\u00a0red",
+        "Trump: 🟥\u2060♥\u00a0red",
         "Trick 1: ana Joker\u00a0(🟦\u2060●)",
         "Led colour: 🟦\u2060●\u00a0blue",
         "Winning so far: ana with Joker\u00a0(🟦\u2060●)",
@@ -201,7 +201,7 @@ async def test_change_trump_is_announced(
     await install(table, state, make_bot)
     await table.act(a, Play(Card.parse("R3")))
     await table.act(b, Play(Card.parse("CT")))
-    line = "Change Trump turned up 🟥\u2060■\u00a0red: the new trump counts for this trick too"
+    line = "Change Trump turned up 🟥\u2060♥\u00a0red: the new trump counts for this trick too"
     assert line in (table.message.attachments[0].description or "")  # the alt text
     assert line in (await table.hand(table.actor(c))).content
 

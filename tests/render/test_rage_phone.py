@@ -6,10 +6,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from PIL import Image, ImageDraw
 
 from bot.engines.rage import JOKER, Colour, Phase, RageState, card
 from bot.i18n import t
 from bot.render import rage
+from bot.render.images import cards
+from bot.render.images.cards import RAGE_SHAPE
 from bot.render.table import public_message
 from bot.table.spec import PublicTable, TableFacts
 
@@ -136,3 +139,35 @@ def test_a_hand_breaks_only_between_cards() -> None:
     text = rage.hand_text(cards, "en")
     assert all(breakable(token) == [] for token in text.split(" · "))
     assert len(text.split(" · ")) == len(cards)
+
+
+# -- 4. red's mark is not a square -----------------------------------------------------------
+
+SQUARE_GLYPHS = "■□▪▫◼◻◾◽⬛⬜🟥🟦🟩🟨🟪🟧"
+
+
+def test_every_colour_has_its_own_shape_and_red_no_square() -> None:
+    """'🟥■' read as two squares (and as a grey square on a disabled button): red's shape is
+    a heart, which no other colour has, in text as in the pictures."""
+    assert len(set(rage.SHAPES.values())) == len(Colour)
+    assert len(set(RAGE_SHAPE.values())) == len(Colour)
+    assert RAGE_SHAPE["red"] == "heart" and rage.SHAPES[Colour.RED] == "♥"
+    assert all(shape not in SQUARE_GLYPHS for shape in rage.SHAPES.values())
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_red_buttons_and_text_show_the_heart(locale: str) -> None:
+    """Buttons and text take red's token from one place: the square, then the heart."""
+    assert rage.card_name(card(Colour.RED, 7), locale) == "🟥\u2060♥\u00a07"
+    assert rage.colour_name(Colour.RED, locale).startswith("🟥\u2060♥\u00a0")
+
+
+def test_the_heart_is_drawn_as_a_heart_not_a_square() -> None:
+    """The pictures' heart leaves the corners of its box empty below, where a square fills."""
+    image = Image.new("RGB", (101, 101), (0, 0, 0))
+    cards.shape(ImageDraw.Draw(image), "heart", 50, 50, 40, (255, 255, 255))
+    assert image.getpixel((50, 50)) == (255, 255, 255)  # the middle is filled
+    assert image.getpixel((50, 86)) == (255, 255, 255)  # the point at the bottom
+    assert image.getpixel((15, 85)) == (0, 0, 0)  # the bottom corners are empty
+    assert image.getpixel((85, 85)) == (0, 0, 0)
+    assert image.getpixel((50, 14)) == (0, 0, 0)  # the notch between the lobes

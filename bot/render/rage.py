@@ -42,10 +42,15 @@ SQUARES = {
 }
 # The shape each colour has in the pictures (RAGE_SHAPE), as a glyph: colour is never told
 # by hue alone (green, red, yellow and orange merge for deuteranopes).
-GLYPHS = {"circle": "●", "triangle": "▲", "square": "■", "star": "★", "diamond": "◆", "cross": "✚"}
+GLYPHS = {"circle": "●", "triangle": "▲", "heart": "♥", "star": "★", "diamond": "◆", "cross": "✚"}
 SHAPES = {colour: GLYPHS[RAGE_SHAPE[colour.code]] for colour in Colour}
+# A colour's square, shape and number or name are one token: joined by a WORD JOINER and
+# NO-BREAK SPACEs, a phone never wraps a line between them ('🟥' ending one line, '♥ 6'
+# starting the next).
+WORD_JOINER = "\u2060"
+NBSP = "\u00a0"
 # What stands for a colour in text and on buttons: its square and its shape, e.g. '🟦●'.
-TOKENS = {colour: f"{SQUARES[colour]}{SHAPES[colour]}" for colour in Colour}
+TOKENS = {colour: f"{SQUARES[colour]}{WORD_JOINER}{SHAPES[colour]}" for colour in Colour}
 ACTION_KEYS = {
     JOKER: "rage.card.joker",
     NO_TRUMP: "rage.card.no_trump",
@@ -56,17 +61,18 @@ ACTION_KEYS = {
 
 
 def colour_name(colour: Colour, locale: object) -> str:
-    """A colour with its token, e.g. '🟥■ red'."""
-    return f"{TOKENS[colour]} {t(f'rage.colour.{colour.code}', locale)}"
+    """A colour with its token, e.g. '🟥♥ red'."""
+    name = t(f"rage.colour.{colour.code}", locale).replace(" ", NBSP)
+    return f"{TOKENS[colour]}{NBSP}{name}"
 
 
 def card_name(card: Card, locale: object, named: Colour | None = None) -> str:
-    """A card as players read it: '🟥■ 7', 'Joker (🟦●)', 'No Trump'."""
+    """A card as players read it: '🟥♥ 7', 'Joker (🟦●)', 'No Trump'."""
     if card.colour is not None:
-        return f"{TOKENS[card.colour]} {card.value}"
+        return f"{TOKENS[card.colour]}{NBSP}{card.value}"
     text = t(ACTION_KEYS[card], locale)
     if card == JOKER and named is not None:
-        text = f"{text} ({TOKENS[named]})"
+        text = f"{text}{NBSP}({TOKENS[named]})"
     return text
 
 
@@ -119,20 +125,26 @@ def signed(points: int) -> str:
     return f"+{points}" if points > 0 else f"−{-points}" if points < 0 else "0"
 
 
-def sheet_block(facts: TableFacts, sheet: ScoreSheet, locale: object) -> str:
-    """The score sheet, one line per player: 'Ana: +12 −1 +8 = 19'.
+def total_text(total: int) -> str:
+    """A total as a score sheet shows it: 19, −4 (the same real minus sign as `signed`)."""
+    return f"−{-total}" if total < 0 else str(total)
 
-    One short line per player reads on a phone, where a grid of ten columns did not.
+
+def sheet_block(facts: TableFacts, sheet: ScoreSheet, locale: object) -> str:
+    """The score sheet, one line per player: 'Ana: Rd 1 +12 · Rd 2 −1 · Rd 3 +8 = 19'.
+
+    One short line per player reads on a phone, where a grid of ten columns did not; each
+    round's points carry its label, held together by no-break spaces when the line wraps.
     """
     lines = []
     for seat, player in enumerate(sheet.players):
         points = [
-            signed(points)
+            t("rage.sheet.round_points", locale, round=row.round, points=signed(points))
             for row in sheet.rows
             if row.complete and (points := row.entries[seat].points) is not None
         ]
-        results = " ".join(points) or "…"
-        lines.append(f"{facts.name(player)}: {results} = **{sheet.totals[seat]}**")
+        results = " · ".join(point.replace(" ", "\u00a0") for point in points) or "…"
+        lines.append(f"{facts.name(player)}: {results} = **{total_text(sheet.totals[seat])}**")
     return "\n".join(lines)
 
 
@@ -151,9 +163,9 @@ def round_summary(facts: TableFacts, sheet: ScoreSheet, locale: object) -> str |
                 player=facts.name(entry.player),
                 bid="?" if entry.bid is None else entry.bid,
                 tricks=entry.tricks,
-                bonus=f"{entry.bonus:+d}",
-                points=f"{entry.points:+d}" if entry.points is not None else "?",
-                total=entry.total,
+                bonus=signed(entry.bonus),
+                points=signed(entry.points) if entry.points is not None else "?",
+                total=total_text(entry.total),
             )
         )
     return "\n".join(lines)
@@ -180,9 +192,11 @@ def game_embed(
     if state.phase is Phase.BIDDING:
         who = ", ".join(facts.mention(player) for player in waiting)
         lines.append(t("rage.game.bidding", locale, players=who))
-    elif state.phase is Phase.PLAYING and waiting:
-        lines.append(t("rage.game.turn", locale, player=facts.mention(waiting[0])))
-    lines += [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
+    # Whose turn it is in play is the message's own line ('▶ @Ana: your turn', which
+    # pings); the embed only marks that player's row, so a computer's turn shows too.
+    lines += [
+        player_line(facts, state, seat, locale, marked=True) for seat in range(len(state.players))
+    ]
     latest = latest_line(facts, state, locale)
     if latest is not None:
         lines.append(latest)
@@ -233,6 +247,9 @@ def table_alt(facts: TableFacts, state: RageView, locale: object, *, sheet: bool
     """
     lines = [t("rage.game.title", locale, round=state.round), trump_line(state, locale)]
     lines += trick_lines(facts, state, locale)
+    if state.phase is Phase.PLAYING and state.players_to_act:
+        # The embed leaves the turn to the message's line: the alt text says it itself.
+        lines.append(t("rage.game.turn", locale, player=facts.name(state.players_to_act[0])))
     lines += [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
     lines.append(latest_line(facts, state, locale) or "")
     if not sheet:
@@ -244,9 +261,12 @@ def table_alt(facts: TableFacts, state: RageView, locale: object, *, sheet: bool
     return alt_text(facts, t("images.alt.rage_sheet_bidding", locale), lines)
 
 
-def player_line(facts: TableFacts, state: RageView, seat: int, locale: object) -> str:
-    """One short line per player, to fit a phone: 'Ana · bid 2 · won 1 · 34 pts'."""
-    return t(
+def player_line(
+    facts: TableFacts, state: RageView, seat: int, locale: object, *, marked: bool = False
+) -> str:
+    """One short line per player, to fit a phone: 'Ana · bid 2 · won 1 · 34 pts'; with
+    ``marked``, '▶ ' before the line of the player who is to play."""
+    line = t(
         "rage.game.player_line",
         locale,
         player=facts.short_name(state.players[seat]),
@@ -254,6 +274,10 @@ def player_line(facts: TableFacts, state: RageView, seat: int, locale: object) -
         tricks=state.tricks_won[seat],
         total=state.totals[seat],
     )
+    acting = state.players_to_act
+    if marked and state.phase is Phase.PLAYING and acting and acting[0] == state.players[seat]:
+        return f"▶ {line}"
+    return line
 
 
 def last_trick_text(facts: TableFacts, result: TrickResult, locale: object) -> str:
@@ -369,7 +393,7 @@ def forbidden_bid(view: RageView) -> int | None:
 
 
 # Buttons a row on the private panel: card labels ('🟦● 12') fit four on a phone's row,
-# bid numbers five, colour names ('🟥■ red (trump)') three.
+# bid numbers five, colour names ('🟥♥ red (trump)') three.
 CARDS_PER_ROW = 4
 BIDS_PER_ROW = 5
 COLOURS_PER_ROW = 3

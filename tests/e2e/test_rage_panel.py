@@ -76,25 +76,27 @@ async def test_a_card_is_one_tap_and_a_joker_two(
     waiting = await table.hand(table.actor(b))
     assert waiting.content.startswith("**Waiting for ana**")  # whose turn, on line one
     panel = await table.hand(table.actor(a))
-    assert panel.content.startswith("**Your turn: lead any card**\nRound 9 · Trump: 🟥■ red")
+    assert panel.content.startswith(
+        "**Your turn: lead any card**\nRound 9 · Trump: 🟥\u2060♥\u00a0red"
+    )
     # Trump first, action cards last; every card is a button, and the hand no text line.
     assert [arg_of(button) for button in buttons(panel, "play")] == ["R3", "JOKER"]
-    assert "🟥■ 3" not in panel.content
+    assert "🟥\u2060♥\u00a03" not in panel.content
     taps = Taps(table.actor(a))
     colours = await taps.tap(panel, "play", "JOKER")
     assert "Name the Joker's colour" in colours.content
     labels = [button["label"] for button in buttons(colours, "joker")]
-    assert "🟥■ red (trump)" in labels
+    assert "🟥\u2060♥\u00a0red (trump)" in labels
     assert buttons(colours, "hand"), "a Back button"
     await taps.tap(colours, "joker", Colour.BLUE.code)
     assert taps.count == 2
     assert table.state.current_trick[0].colour is Colour.BLUE
 
     panel = await table.hand(table.actor(b))
-    assert panel.content.startswith("**Your turn: follow 🟦● blue**")
-    assert "Led colour: 🟦● blue" in panel.content
-    assert "Winning so far: ana with Joker (🟦●)" in panel.content
-    assert "Trick 1: ana Joker (🟦●)" in panel.content
+    assert panel.content.startswith("**Your turn: follow 🟦\u2060●\u00a0blue**")
+    assert "Led colour: 🟦\u2060●\u00a0blue" in panel.content
+    assert "Winning so far: ana with Joker\u00a0(🟦\u2060●)" in panel.content
+    assert "Trick 1: ana Joker\u00a0(🟦\u2060●)" in panel.content
     assert choices(panel) == ["B4"]  # Ben must follow blue; G5 is shown disabled
     taps = Taps(table.actor(b))
     await taps.tap(panel, "play", "B4")
@@ -155,14 +157,15 @@ async def test_public_table_shows_the_trick_and_the_last_trick(
     await table.act(a, Play(JOKER, Colour.BLUE))
     message = table.message
     alt = message.attachments[0].description or ""
-    assert "Led colour: 🟦● blue" in alt
-    assert "Winning so far: ana with Joker (🟦●)" in alt
+    assert "Led colour: 🟦\u2060●\u00a0blue" in alt
+    assert "Winning so far: ana with Joker\u00a0(🟦\u2060●)" in alt
     assert "Led colour" not in (message.embeds[0].description or "")  # the picture shows it
     await table.act(b, Play(Card.parse("B4")))
     await table.act(c, Play(Card.parse("B7")))
     lines = (table.message.embeds[0].description or "").splitlines()
-    assert "ana · bid 1 · won 1 · 0 pts" in lines
-    assert "Trick 1: ana won with Joker (🟦●): a Joker is the highest card of its colour." in lines
+    assert "▶ ana · bid 1 · won 1 · 0 pts" in lines
+    won = "Trick 1: ana won with Joker\u00a0(🟦\u2060●): a Joker is the highest card of its colour."
+    assert won in lines
 
 
 async def test_without_pictures_the_text_shows_the_trick(
@@ -176,10 +179,10 @@ async def test_without_pictures_the_text_shows_the_trick(
     assert not message.attachments
     lines = (message.embeds[0].description or "").splitlines()
     assert lines[:4] == [
-        "Trump: 🟥■ red",
-        "Trick 1: ana Joker (🟦●)",
-        "Led colour: 🟦● blue",
-        "Winning so far: ana with Joker (🟦●)",
+        "Trump: 🟥\u2060♥\u00a0red",
+        "Trick 1: ana Joker\u00a0(🟦\u2060●)",
+        "Led colour: 🟦\u2060●\u00a0blue",
+        "Winning so far: ana with Joker\u00a0(🟦\u2060●)",
     ]
 
 
@@ -199,7 +202,7 @@ async def test_change_trump_is_announced(
     await install(table, state, make_bot)
     await table.act(a, Play(Card.parse("R3")))
     await table.act(b, Play(Card.parse("CT")))
-    line = "Change Trump turned up 🟥■ red: the new trump counts for this trick too"
+    line = "Change Trump turned up 🟥\u2060♥\u00a0red: the new trump counts for this trick too"
     assert line in (table.message.attachments[0].description or "")  # the alt text
     assert line in (await table.hand(table.actor(c))).content
 

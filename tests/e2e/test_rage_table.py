@@ -238,7 +238,7 @@ async def test_joker_asks_for_its_colour(
     await table.choose(table.actor(a), view, Play(JOKER, Colour.BLUE))
     assert table.state.current_trick[0].colour is Colour.BLUE
     alt = table.message.attachments[0].description or ""
-    assert "Trick 1: ana Joker (🟦●)" in alt
+    assert "Trick 1: ana Joker\u00a0(🟦\u2060●)" in alt
     # Ben holds blue and must follow: his choices are exactly his blue cards.
     ben = await table.hand(table.actor(b))
     assert choices(ben) == ["B4"]

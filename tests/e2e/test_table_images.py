@@ -205,12 +205,17 @@ async def test_final_board_carries_the_final_picture(simcord_env: Env) -> None:
 def alt_disagrees(message: discord.Message) -> list[str]:
     """What the running Rage table's text says that its picture's alt text does not: the
     title and every line but whose turn it is and the timer (a mention and a timestamp the
-    reader's app draws, which an alt text cannot hold)."""
+    reader's app draws, which an alt text cannot hold). The '▶ ' marking the row of the
+    player to play is whose turn too: the alt text says it as a sentence instead."""
     (embed,) = message.embeds
     (attachment,) = message.attachments
     alt = attachment.description or ""
     lines = [embed.title or "", *(embed.description or "").splitlines()]
-    said = [line.replace("**", "") for line in lines if "<@" not in line and "<t:" not in line]
+    said = [
+        line.replace("**", "").removeprefix("▶ ")
+        for line in lines
+        if "<@" not in line and "<t:" not in line
+    ]
     return [line for line in said if line not in alt]
 
 

@@ -54,7 +54,7 @@ RAGE_FILL: dict[str, Colour] = {
 RAGE_SHAPE: dict[str, str] = {
     "blue": "circle",
     "green": "triangle",
-    "red": "square",
+    "red": "heart",  # not a square: '🟥■' read as two squares, and grey on a disabled button
     "yellow": "star",
     "violet": "diamond",
     "orange": "cross",
@@ -140,9 +140,14 @@ def shape(
     """One colour's symbol centred at (cx, cy) with radius r."""
     if kind == "circle":
         draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill)
-    elif kind == "square":
-        s = r * 0.86
-        draw.rectangle((cx - s, cy - s, cx + s, cy + s), fill=fill)
+    elif kind == "heart":
+        # Two round lobes over a point: red's shape, never mistaken for its square.
+        lobe, top = r * 0.52, cy - r * 0.35
+        for side in (-1, 1):
+            x = cx + side * r * 0.47
+            draw.ellipse((x - lobe, top - lobe, x + lobe, top + lobe), fill=fill)
+        base = cy - r * 0.2
+        draw.polygon([(cx - r * 0.98, base), (cx + r * 0.98, base), (cx, cy + r)], fill=fill)
     elif kind == "triangle":
         draw.polygon([(cx, cy - r), (cx + r, cy + r * 0.8), (cx - r, cy + r * 0.8)], fill=fill)
     elif kind == "diamond":

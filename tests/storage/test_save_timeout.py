@@ -10,18 +10,32 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 
+from bot.games.nothanks import SPEC as NOTHANKS
 from bot.records.results import GameResult, PlayerResult
 from bot.storage import Storage, TableRecord
 from bot.storage.postgres import SAVE_TIMEOUT, PostgresStorage
+from bot.table.errors import DatabaseDown, SaveFailed, SaveUnknown
+from bot.table.session import READ_BACK_TIMEOUT, TableSession
 from tests.backends import (
+    Backend,
     TemporaryServer,
     drop_schema,
     fresh_schema,
     postgres_binaries,
     unavailable,
+)
+from tests.table.harness import (
+    Clock,
+    Harness,
+    RecordingPublisher,
+    a_legal_move,
+    acting,
+    make_tables,
+    started,
 )
 
 # What a save may take past SAVE_TIMEOUT on a loaded machine (closing the connection).
@@ -148,3 +162,77 @@ async def test_the_pool_is_not_left_with_a_connection_in_an_unknown_state(
         for number in range(stored.move_number + 1, stored.move_number + 12):
             record.move_number = number
             await storage.save_table(record, ("11", "take"))
+
+
+# -- the table core: the player hears back in time and the table's lock is freed --------
+
+
+def human_step(session: TableSession) -> Any:
+    """The active person's first legal move, checked against the current move number."""
+    player = acting(session)
+    action = a_legal_move(session, player)
+    move = session.running_engine().move_number
+    return lambda d: d.human_move(player, action, expected_move=move, locale=None)
+
+
+async def test_a_click_on_a_frozen_server_is_answered_and_frees_the_table(
+    storage: PostgresStorage, own_server: TemporaryServer
+) -> None:
+    """Two moves tried together on one table while the server is frozen: the first hears
+    SaveUnknown within SAVE_TIMEOUT + READ_BACK_TIMEOUT (its save cut off, the row not
+    readable), the second, which waited for the table's lock, hears DatabaseDown a read-back
+    later: neither waits for the server. After the thaw the table settles on what the
+    database holds and plays on, nothing lost."""
+    gate = asyncio.Event()
+    tables = make_tables(storage, Clock(), gate)
+    tables.publisher = RecordingPublisher()
+    h = Harness(
+        storage.url,
+        Backend("postgres", storage.url),
+        storage,
+        tables,
+        Clock(),
+        tables.publisher,
+        gate,
+    )
+    try:
+        session = await started(h, NOTHANKS)
+        revision = session.revision
+        own_server.freeze()
+        try:
+            began = time.perf_counter()
+            finished: dict[str, float] = {}
+
+            async def change(name: str) -> BaseException | None:
+                try:
+                    await session.change(human_step(session))
+                except (SaveFailed, SaveUnknown) as error:  # DatabaseDown is a SaveFailed
+                    return error
+                finally:
+                    finished[name] = time.perf_counter() - began
+                return None
+
+            first = asyncio.create_task(change("first"))
+            await asyncio.sleep(0)  # the first takes the lock
+            second = asyncio.create_task(change("second"))
+            outcomes = await asyncio.gather(first, second)
+            assert isinstance(outcomes[0], SaveUnknown), outcomes
+            assert isinstance(outcomes[1], DatabaseDown), outcomes
+            assert finished["first"] < SAVE_TIMEOUT + READ_BACK_TIMEOUT + MARGIN, finished
+            assert finished["second"] < SAVE_TIMEOUT + 2 * READ_BACK_TIMEOUT + MARGIN, finished
+            assert not session.lock.locked() and session.unsettled is not None
+            assert session.revision == revision and not storage.available
+        finally:
+            own_server.thaw()
+        async with asyncio.timeout(SAVE_TIMEOUT * 2):
+            async with session.lock:
+                await session.settle()
+            assert session.unsettled is None
+            await session.change(human_step(session))
+            assert storage.available
+            row = await storage.get_table(session.id)
+            assert row == session.record
+            moves = await storage.moves(session.id)
+            assert [number for number, _, _ in moves] == list(range(1, row.move_number + 1))
+    finally:
+        tables.close()

@@ -14,6 +14,7 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import sqlite3
 import subprocess
 import tempfile
@@ -126,6 +127,35 @@ class TemporaryServer:
     def halt(self, mode: str = "immediate") -> None:
         """Stop the server (``immediate``: as a crash would, no goodbye to clients)."""
         self._run(str(self.binaries / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def processes(self) -> list[int]:
+        """The pids of the running cluster: its postmaster and every child of it."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        found = [postmaster]
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue  # gone meanwhile
+            # The fourth field, after the command in parentheses (which may hold spaces).
+            if int(stat.rsplit(")", 1)[1].split()[1]) == postmaster:
+                found.append(int(entry.name))
+        return found
+
+    def freeze(self) -> None:
+        """Stop every process of the cluster in its tracks (SIGSTOP): a server that keeps
+        its connections open and answers nothing. Always `thaw` afterwards."""
+        for pid in self.processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Let a frozen cluster run on (SIGCONT)."""
+        for pid in self.processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
 
     def stop(self) -> None:
         """Stop the cluster and remove its folder."""

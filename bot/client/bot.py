@@ -197,11 +197,12 @@ class CardtableBot(commands.AutoShardedBot):
     async def database_answers(self) -> bool:
         """Whether the database answers a probe (a write on SQLite) in time; the storage
         hears of the outcome, so a return is noticed even when nothing else is saved."""
+        started = time.time()
         try:
             await asyncio.wait_for(self.storage.probe(), DATABASE_CHECK_TIMEOUT)
         except Exception as exc:
             log.warning("the database did not answer the health query: %r", exc)
-            self.storage.mark_down(exc)
+            self.storage.mark_down(exc, since=started)
             return False
         self.storage.mark_up()
         return True

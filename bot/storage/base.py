@@ -76,12 +76,16 @@ class Storage(ABC):
         """Whether the database answered the last time it was used."""
         return self.down_since is None
 
-    def mark_down(self, error: BaseException) -> None:
+    def mark_down(self, error: BaseException, *, since: float | None = None) -> None:
         """Note that the database is unavailable (said once per outage). Its return is
-        noticed by the next save tried (see RETRY_INTERVAL) or the next health probe."""
+        noticed by the next save tried (see RETRY_INTERVAL) or the next health probe.
+
+        ``since`` (wall clock) is when the failed operation began: the outage is counted
+        from there, as the player waited from there, not from when it gave up.
+        """
         if self.down_since is not None:
             return
-        self.down_since = time.time()
+        self.down_since = time.time() if since is None else since
         self.outages += 1
         log.error("the database is unavailable: %s", error)
         if self.on_availability is not None:
@@ -156,6 +160,8 @@ class Storage(ABC):
 
         DatabaseUnavailable if the database is out of reach (or will not write): nothing
         was saved. Any other error leaves the outcome unknown: read the row back to know.
+        A TimeoutError (a backend's save that did not answer in time) is one of those, and
+        also marks the database down.
         """
         if record.id is None:
             raise ValueError("save_table needs a table that was created first")
@@ -166,10 +172,11 @@ class Storage(ABC):
             if not self.may_try():
                 raise DatabaseUnavailable("the database is unavailable; nothing was sent")
             self._tried_at = time.monotonic()
+        started = time.time()
         try:
-            await self._save(record, move, expected, time.time(), result, written)
-        except DatabaseUnavailable as error:
-            self.mark_down(error)
+            await self._save(record, move, expected, started, result, written)
+        except (DatabaseUnavailable, TimeoutError) as error:
+            self.mark_down(error, since=started)
             raise
         self.mark_up()
         record.revision = expected + 1

@@ -49,6 +49,12 @@ POOL_SIZE = 10
 # How long a save waits for a pooled connection (a new one included) before it counts the
 # database as out of reach. The click it answers has been deferred long before.
 ACQUIRE_TIMEOUT = CONNECT_TIMEOUT
+# How long a save's statement may take once sent. A click is deferred after 2 s and must
+# have its final answer within about 10 s (Discord lets it be edited for much longer, but
+# a player waits): a save that has not answered in 4 s is treated as an uncertain commit,
+# so the session reads the row back (bounded too) and frees the table's lock, instead of
+# waiting as long as the server hangs. A healthy save takes milliseconds.
+SAVE_TIMEOUT = 4.0
 # The errors of a server that is out of reach, shutting down or starting up.
 UNREACHABLE: tuple[type[BaseException], ...] = (
     OSError,
@@ -222,6 +228,10 @@ class PostgresStorage(Storage):
         A connection that fails to reset on its way back to the pool (asyncpg can raise
         from release() after a commit) is the pool's to replace: the statement's answer is
         already in, so that failure is logged, not passed on as a failed save.
+
+        A connection whose statement timed out or was cancelled is in an unknown state
+        (a statement may still run on the server, and resetting it would wait on a server
+        that does not answer): it is closed, and the pool opens a new one when needed.
         """
         try:
             connection = await self._pool.acquire(timeout=ACQUIRE_TIMEOUT)
@@ -229,6 +239,10 @@ class PostgresStorage(Storage):
             raise DatabaseUnavailable(f"cannot reach the database: {error!r}") from error
         try:
             yield connection
+        except BaseException as error:
+            if _interrupted(error):
+                connection.terminate()
+            raise
         finally:
             try:
                 await self._pool.release(connection)
@@ -390,18 +404,23 @@ class PostgresStorage(Storage):
     ) -> None:
         """A move (or a lobby change) is one statement and one round trip; the end of a
         game, with its records and ratings, is the shared multi-statement transaction."""
-        if result is not None:
-            await super()._save(record, move, expected, now, result, columns)
-            return
         params = (*work.values_of(record, columns), now, record.id, expected)
         async with self._connection() as connection:
-            if move is None:
-                tag = await connection.execute(numbered(work.update_sql(columns)), *params)
-                changed = int(str(tag).rsplit(" ", 1)[-1])
-            else:
-                changed = await connection.fetchval(
-                    save_with_move(columns), *params, record.move_number, move[0], move[1], now
-                )
+            # Past SAVE_TIMEOUT: TimeoutError, the outcome unknown (the caller reads back);
+            # the connection is closed on the way out (see _connection).
+            async with asyncio.timeout(SAVE_TIMEOUT):
+                if result is not None:
+                    await _in_transaction(
+                        connection, work.update_table, record, move, expected, now, result, columns
+                    )
+                    return
+                if move is None:
+                    tag = await connection.execute(numbered(work.update_sql(columns)), *params)
+                    changed = int(str(tag).rsplit(" ", 1)[-1])
+                else:
+                    changed = await connection.fetchval(
+                        save_with_move(columns), *params, record.move_number, move[0], move[1], now
+                    )
         if changed != 1:
             raise StaleWrite(f"table {record.id} is no longer at revision {expected}")
 
@@ -409,3 +428,28 @@ class PostgresStorage(Storage):
         """Run the unit of work in one transaction on a pooled connection."""
         async with self._connection() as connection, connection.transaction():
             return await unit(_Transaction(connection), *args)
+
+
+async def _in_transaction(connection: asyncpg.Connection, unit: Work[T], *args: Any) -> T:
+    """Run a unit of work in one transaction, for a caller that bounds it in time.
+
+    Not asyncpg's transaction(): on a timeout it would send ROLLBACK to the server that
+    does not answer and wait for it. A cut-off transaction is left to the connection's
+    closing instead (the server rolls it back when it sees the connection gone).
+    """
+    await connection.execute("BEGIN")
+    try:
+        result = await unit(_Transaction(connection), *args)
+    except BaseException as error:
+        if not _interrupted(error) and not connection.is_closed():
+            await connection.execute("ROLLBACK")
+        raise
+    await connection.execute("COMMIT")
+    return result
+
+
+def _interrupted(error: BaseException) -> bool:
+    """Whether a statement was cut off mid-way (a timeout or a cancellation), directly or
+    as the cause of the error raised: its connection's state is unknown."""
+    cut = (TimeoutError, asyncio.CancelledError)
+    return isinstance(error, cut) or isinstance(error.__cause__, cut)

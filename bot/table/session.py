@@ -34,6 +34,10 @@ log = logging.getLogger(__name__)
 
 DEFAULT_TURN_SECONDS = 60
 TIMEOUTS_BEFORE_TAKEOVER = 3
+# How long reading a table's row back (after a save without an answer) may take. With
+# the save's own limit (bot.storage.postgres.SAVE_TIMEOUT, 4 s) a click that met a server
+# that does not answer is told so within about 7 s, and the table's lock is free again.
+READ_BACK_TIMEOUT = 3.0
 
 
 class Draft:
@@ -635,7 +639,8 @@ class TableSession:
             return None
         expected = draft.record.revision  # a failed save leaves the draft's revision alone
         try:
-            stored = await self.storage.get_table(self.id)
+            async with asyncio.timeout(READ_BACK_TIMEOUT):
+                stored = await self.storage.get_table(self.id)
         except Exception as error:
             log.warning("cannot read %s table %s back yet: %r", self.spec.name, self.id, error)
             raise DatabaseDown() from error

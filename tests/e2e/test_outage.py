@@ -3,6 +3,9 @@ own, stopped and started (and crash-restarted) while players click; a SQLite fil
 by another process and made unwritable. Every click is answered at once, no move is lost
 or shown unsaved, and the table is back to normal within seconds of the database's return.
 
+A frozen server (SIGSTOP: connections open, nothing answered): saves and read-backs
+give up on their time limits, so each click is answered and the table's lock freed.
+
 `CARDTABLE_OUTAGE_SECONDS` sets how long (in real seconds) the PostgreSQL outages last
 (default 8; the issue's figure is 60).
 """
@@ -26,7 +29,8 @@ from bot.client import replies
 from bot.runtime.settings import Settings
 from bot.storage import TableRecord
 from bot.storage.base import RETRY_INTERVAL
-from bot.storage.postgres import LOCK_KEY, PostgresStorage
+from bot.storage.postgres import LOCK_KEY, SAVE_TIMEOUT, PostgresStorage
+from bot.table.session import READ_BACK_TIMEOUT
 from tests.backends import (
     TemporaryServer,
     drop_schema,
@@ -293,3 +297,95 @@ async def test_a_read_only_sqlite_database_under_a_running_bot(
     assert clicks.slowest() < ANSWER_WITHIN
     assert storage.available
     await assert_nothing_lost(simcord_env, table)
+
+
+# -- PostgreSQL frozen: a server that keeps its connections and answers nothing ----------
+
+
+def declare_database_waits(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bot's saves, reads and health probes wait on a real server that answers nothing:
+    declared to SimCord as external waits, so that it settles while they hang and their
+    time limits run on the virtual clock (moved by the test's advance_time)."""
+    storage = env.bot.storage
+    for owner, name in (
+        (storage, "_save"),
+        (storage, "get_table"),
+        (storage, "probe"),
+        (env.bot, "database_answers"),
+    ):
+        original = getattr(owner, name)
+
+        def declared(original: Any = original, name: str = name) -> Any:
+            async def wait(*args: Any, **kwargs: Any) -> Any:
+                return await env.external_wait(
+                    original(*args, **kwargs), reason=f"the frozen database ({name})"
+                )
+
+            return wait
+
+        monkeypatch.setattr(owner, name, declared())
+
+
+def private_answer(result: Any) -> str | None:
+    """The private answer a click got after its deferral (a followup), if any yet."""
+    followups = result.followups
+    return followups[-1].content if followups else None
+
+
+async def answered(env: Env, result: Any, within: float) -> float:
+    """Move the virtual clock on (the bot's time limits run on it) until the click has its
+    private answer; the virtual seconds that took (AssertionError past ``within``)."""
+    began = env._virtual_time
+    while private_answer(result) is None:
+        assert env._virtual_time - began <= within, "the click never got its final answer"
+        await env.advance_time(0.25)
+    return float(env._virtual_time - began)
+
+
+@pytest.mark.simcord(window=0)
+async def test_a_frozen_postgres_server_under_a_running_bot(
+    simcord_env: Env,
+    own_server: TemporaryServer,
+    own_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every process of the server stopped (SIGSTOP): its connections stay open and nothing
+    answers. A click is deferred, then told privately within SAVE_TIMEOUT + READ_BACK_TIMEOUT
+    that the database did not answer (the save cut off, the row not readable), and the
+    table's lock is free again: the next click is answered a read-back later, not after
+    the freeze. After the thaw the table plays on, nothing lost or shown unsaved."""
+    storage = simcord_env.bot.storage
+    assert isinstance(storage, PostgresStorage)
+    table = await open_table(simcord_env, 3, turn_seconds=600)
+    clicks = Clicks().watch(monkeypatch)
+    assert await clicks.click(table) == "saved"
+    shown = table.game.move_number
+    # The lane sends the first move's DMs now: none is left to wait for the table's lock.
+    await simcord_env.advance_time(5)
+    await simcord_env.bot.lane.idle()
+    with pytest.MonkeyPatch.context() as waits:  # undone before the thaw's clicks
+        declare_database_waits(simcord_env, waits)
+        own_server.freeze()
+        try:
+            began = time.perf_counter()
+            first = await table.click(table.active(), choose(table.game))
+            took = await answered(simcord_env, first, SAVE_TIMEOUT + READ_BACK_TIMEOUT + 1)
+            assert first.deferred and took >= SAVE_TIMEOUT, took
+            assert (private_answer(first) or "").startswith(UNKNOWN), private_answer(first)
+            second = await table.click(table.active(), choose(table.game))
+            took_second = await answered(simcord_env, second, 2 * ANSWER_WITHIN + READ_BACK_TIMEOUT)
+            assert second.acknowledged, "the second click waited for the frozen save"
+            # Its save is not tried: the earlier one's fate is read back first, and cannot be.
+            assert (private_answer(second) or "").startswith(DB_DOWN), private_answer(second)
+            assert table.game.move_number == shown and not storage.available
+            # None of this waited on the frozen server in real time (the limits are virtual).
+            assert time.perf_counter() - began < SAVE_TIMEOUT, time.perf_counter() - began
+            print(f"\nfrozen: answered after {took:.2f} s, the next click {took_second:.2f} s")
+        finally:
+            own_server.thaw()
+    took = await back_to_normal(simcord_env, table, clicks, own_url)
+    assert took < BACK_WITHIN
+    # The cut-off save may have run on the thaw (read back: then shown), or not.
+    assert shown + 1 <= table.game.move_number <= shown + 2
+    await assert_nothing_lost(simcord_env, table)
+    assert storage.available

@@ -165,6 +165,28 @@ class TemporaryServer:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def module_server(purpose: str) -> Iterator[TemporaryServer]:
+    """A PostgreSQL server of a test module's own, for tests that ``purpose`` (stop, start
+    or freeze it); skipped without binaries (failed under CI). Thawed and stopped at the
+    end, whatever a test left it in."""
+    binaries = postgres_binaries()
+    if binaries is None:
+        unavailable(f"no PostgreSQL binaries (initdb) found to start a server to {purpose}")
+        return
+    server = TemporaryServer(binaries)
+    try:
+        server.start()
+    except Exception as error:
+        unavailable(f"cannot start a temporary server with {binaries}: {error}")
+        return
+    try:
+        yield server
+    finally:
+        if (server.data / "postmaster.pid").exists():
+            server.thaw()  # a test that failed while it was frozen
+        server.stop()
+
+
 def server_url() -> Iterator[str]:
     """The URL of a PostgreSQL server for this test session (see the module docstring)."""
     given = os.environ.get(URL_VARIABLE, "").strip()

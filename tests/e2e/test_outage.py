@@ -35,8 +35,7 @@ from tests.backends import (
     TemporaryServer,
     drop_schema,
     fresh_schema,
-    postgres_binaries,
-    unavailable,
+    module_server,
 )
 from tests.conftest import TEST_TOKEN
 from tests.e2e.helpers import Table, choose, open_table
@@ -51,20 +50,7 @@ BACK_WITHIN = 5.0  # the issue's target: back to normal this long after the retu
 @pytest.fixture(scope="module")
 def own_server() -> Iterator[TemporaryServer]:
     """A PostgreSQL server of this module's own, which its tests stop and start."""
-    binaries = postgres_binaries()
-    if binaries is None:
-        unavailable("no PostgreSQL binaries (initdb) found to start a server to stop")
-        return
-    server = TemporaryServer(binaries)
-    try:
-        server.start()
-    except Exception as error:
-        unavailable(f"cannot start a temporary server with {binaries}: {error}")
-        return
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from module_server("stop")
 
 
 @pytest.fixture

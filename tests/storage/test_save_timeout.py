@@ -25,8 +25,7 @@ from tests.backends import (
     TemporaryServer,
     drop_schema,
     fresh_schema,
-    postgres_binaries,
-    unavailable,
+    module_server,
 )
 from tests.table.harness import (
     Clock,
@@ -45,21 +44,7 @@ MARGIN = 1.5
 @pytest.fixture(scope="module")
 def own_server() -> Iterator[TemporaryServer]:
     """A PostgreSQL server of this module's own, which its tests freeze."""
-    binaries = postgres_binaries()
-    if binaries is None:
-        unavailable("no PostgreSQL binaries (initdb) found to start a server to freeze")
-        return
-    server = TemporaryServer(binaries)
-    try:
-        server.start()
-    except Exception as error:
-        unavailable(f"cannot start a temporary server with {binaries}: {error}")
-        return
-    try:
-        yield server
-    finally:
-        server.thaw()
-        server.stop()
+    yield from module_server("freeze")
 
 
 @pytest.fixture

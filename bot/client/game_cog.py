@@ -493,11 +493,35 @@ class GameTableCog(commands.Cog):
             if message_id is None:
                 message_id = (await interaction.original_response()).id
             self.bot.publisher.pictures.carries(message_id, picture)
-            await session.change_locked(lambda d: d.set_message(message_id), then=_published)
+            try:
+                await session.change_locked(lambda d: d.set_message(message_id), then=_published)
+            except Exception:
+                # Posted but not recorded: this copy would stay with live buttons, frozen at
+                # this move, beside the recorded message. Take it down (the error is still
+                # answered: the person is told nothing changed or to try again).
+                await self.withdraw_copy(interaction, session, message_id)
+                raise
         if old_message is not None and old_message != session.record.message_id:
             # The old copy points to the new one, so its buttons are not used by mistake.
             tables = self.bot.publisher.tables
             tables.point_old_copy(session, old_message, self.table_locale(session))
+
+    async def withdraw_copy(
+        self, interaction: discord.Interaction, session: TableSession, message_id: int
+    ) -> None:
+        """Delete the table copy a command posted as its answer, which could not be
+        recorded: through the interaction's token, else (logged) through the lane."""
+        log.error(
+            "table %s was posted again by a command but its new message %s was not saved;"
+            " deleting it",
+            session.id,
+            message_id,
+        )
+        try:
+            await interaction.delete_original_response()
+        except discord.HTTPException as error:
+            log.error("could not delete the unrecorded copy %s: %s", message_id, error)
+            self.bot.publisher.tables.discard_copy(session, message_id)
 
     async def stop_table(self, interaction: discord.Interaction) -> None:
         """`/<game> stop`: end this channel's lobby or game (host, or Manage Messages)."""

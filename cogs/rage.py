@@ -310,7 +310,7 @@ class Rage(GameTableCog):
             return False  # the public table is edited by the publisher
 
         try:
-            return await session.change(step, then=answer)
+            return await session.change(step, then=answer, deadline=reply.deadline)
         except StaleHand:
             # An old private view (from before other moves or a restart): show the current one.
             note = t("rage.hand.stale", locale)

@@ -204,7 +204,11 @@ class GameTableCog(commands.Cog):
         async with Reply(interaction) as reply:
             if click.action in LOBBY_ACTIONS or click.action == "back":
                 step = self.table_step(interaction, session, click)
-                await session.change(step, then=self.answer_on_table(interaction, reply, session))
+                await session.change(
+                    step,
+                    then=self.answer_on_table(interaction, reply, session),
+                    deadline=reply.deadline,
+                )
             else:
                 await self.game_click(interaction, reply, session, click)
         # The change's DMs are already queued in the outbound lane (the table core hands
@@ -531,7 +535,9 @@ class GameTableCog(commands.Cog):
             raise UserError("table.none_here")
         manage = can_manage(interaction, session.record.host_id)
         async with Reply(interaction) as reply:
-            await session.change(lambda d: d.stop(interaction.user.id, manage))
+            await session.change(
+                lambda d: d.stop(interaction.user.id, manage), deadline=reply.deadline
+            )
             # The answer says the table is stopped once its message says so too, so the
             # two never disagree on screen; deferred meanwhile if that takes long (Reply),
             # and given at the latest after STOP_SHOWN_WITHIN seconds.

@@ -62,6 +62,9 @@ class Storage(ABC):
     # How many outages began since the storage opened (a beat tells a short one happened).
     outages: int = 0
     _tried_at: float = 0.0
+    # The longest a save may take before it raises (its outcome then certain, or unknown
+    # and read back): what a click must have left of its time before its save is sent.
+    save_limit: float = 5.0
 
     @abstractmethod
     async def close(self) -> None:

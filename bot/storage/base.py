@@ -90,7 +90,8 @@ class Storage(ABC):
             return
         self.down_since = time.time() if since is None else since
         self.outages += 1
-        log.error("the database is unavailable: %s", error)
+        # repr for an error without a message (a save's TimeoutError said nothing).
+        log.error("the database is unavailable: %s", str(error) or repr(error))
         if self.on_availability is not None:
             self.on_availability(False)
 

@@ -569,15 +569,12 @@ class TableSession:
             async with asyncio.timeout_at(deadline - self._work_limit()):
                 await self.lock.acquire()
         except TimeoutError:
-            log.info("%s table %s: busy past a click's time; told to try again", *self._name())
+            log.info("%s table %s: busy past a click's time", self.spec.name, self.id)
             raise TableBusy() from None
         try:
             return await self.change_locked(step, then=then, deadline=deadline)
         finally:
             self.lock.release()
-
-    def _name(self) -> tuple[str, int]:
-        return self.spec.name, self.id
 
     def _work_limit(self) -> float:
         """The longest a change's save may take before it is answered: the save and, if

@@ -11,7 +11,7 @@ import pytest
 
 from bot.games.nothanks import SPEC as NOTHANKS
 from bot.storage import DatabaseUnavailable, TableRecord
-from bot.table.errors import DatabaseDown, SaveFailed, SaveUnknown
+from bot.table.errors import DatabaseDown, SaveFailed, SaveUnknown, TableBusy
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec
 from tests.table.harness import (
@@ -203,3 +203,34 @@ async def started_elsewhere(h: Harness, spec: GameSpec) -> TableSession:
         await session.change(partial(Draft.join, user_id=user, name=NAMES[user], locale=None))
     await session.change(lambda d: d.start(HOST, 11))
     return session
+
+
+@SPECS
+async def test_a_click_that_could_not_be_answered_in_time_is_refused_at_once(
+    h: Harness, spec: GameSpec
+) -> None:
+    """Issue 41, defect 7: a click's change (with a deadline) never queues behind a change
+    that holds the table: on a database known to be down it is told at once that nothing
+    changed (DatabaseDown); otherwise, once it could no longer save and hear back by its
+    deadline, that the table is busy (TableBusy). Nothing changes either way, and without
+    a deadline (a timer's, a computer's) the change still waits its turn."""
+    session = await started(h, spec)
+    revision = session.revision
+    loop = asyncio.get_running_loop()
+    async with session.lock:  # an earlier change holds the table
+        # No time left to save and read back before its deadline: refused, not queued.
+        with pytest.raises(TableBusy):
+            await session.change(human_step(session), deadline=loop.time())
+        h.storage.mark_down(DatabaseUnavailable("gone"))
+        # The database known down: refused at once, however much time is left.
+        with pytest.raises(DatabaseDown):
+            await session.change(human_step(session), deadline=loop.time() + 3600)
+        h.storage.mark_up()
+        waiting = asyncio.ensure_future(session.change(human_step(session)))
+        await asyncio.sleep(0)
+        assert not waiting.done()  # no deadline: it waits for the lock
+    await waiting
+    assert session.revision == revision + 1
+    # With its time, a click's change is made as any other.
+    await session.change(human_step(session), deadline=loop.time() + 3600)
+    assert session.revision == revision + 2 == (await stored(h, session)).revision

@@ -11,11 +11,12 @@ import pytest
 
 from bot.games.nothanks import SPEC as NOTHANKS
 from bot.storage import DatabaseUnavailable, TableRecord
-from bot.table.errors import DatabaseDown, SaveFailed, SaveUnknown, TableBusy
+from bot.table.errors import DatabaseDown, SaveFailed, SaveUnknown, TableBusy, UserError
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec
 from tests.table.harness import (
     BEN,
+    CHANNEL,
     CID,
     HOST,
     NAMES,
@@ -234,3 +235,27 @@ async def test_a_click_that_could_not_be_answered_in_time_is_refused_at_once(
     # With its time, a click's change is made as any other.
     await session.change(human_step(session), deadline=loop.time() + 3600)
     assert session.revision == revision + 2 == (await stored(h, session)).revision
+
+
+@pytest.mark.parametrize(
+    ("failure", "key"),
+    [
+        (DatabaseUnavailable("no connection"), "table.db_down"),
+        (TimeoutError(), "table.open_unknown"),
+    ],
+)
+async def test_a_new_table_whose_row_is_not_saved_is_answered(
+    h: Harness, monkeypatch: pytest.MonkeyPatch, failure: Exception, key: str
+) -> None:
+    """The new table's row cannot be saved (nothing sent: "nothing changed"), or the
+    database does not answer within its limit (the row may exist: "may not have opened");
+    either is a clear answer, not an unexpected error, and the channel is left free."""
+
+    async def fails(record: TableRecord) -> TableRecord:
+        raise failure
+
+    monkeypatch.setattr(h.storage, "create_table", fails)
+    with pytest.raises(UserError) as raised:
+        await open_lobby(h, NOTHANKS)
+    assert raised.value.key == key
+    assert h.tables.in_channel(CHANNEL) is None

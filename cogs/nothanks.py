@@ -43,6 +43,7 @@ class NoThanks(GameTableCog):
         return await session.change(
             lambda d: d.human_move(player, action, expected_move=click.move, locale=locale),
             then=self.answer_on_table(interaction, reply, session),
+            deadline=reply.deadline,
         )
 
     # -- commands -----------------------------------------------------------------------

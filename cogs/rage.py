@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -46,6 +47,21 @@ class Panel:
     since: float
     message_id: int | None
     round: int
+    # What it shows, less the buttons' ids (see `shown_of`): a panel of someone who has
+    # nothing to decide is edited only when this changes.
+    shown: tuple[Any, ...] | None = None
+
+
+def shown_of(fields: dict[str, Any]) -> tuple[Any, ...]:
+    """What a panel's fields show a player: the text and each button's label, style and
+    whether it is enabled (not the custom ids, which carry the move number)."""
+    rows = getattr(fields.get("view"), "rows", ())
+    buttons = tuple(
+        (item.get("label"), item.get("style"), bool(item.get("disabled")))
+        for row in rows
+        for item in row
+    )
+    return (fields.get("content"), buttons)
 
 
 def panel_id(interaction: discord.Interaction) -> int | None:
@@ -89,7 +105,11 @@ class Rage(GameTableCog):
         old = self.panels.get(key)
         engine = session.engine
         round_ = engine.round if isinstance(engine, RageState) else 0
-        self.panels[key] = Panel(interaction, self.tables.clock(), message_id, round_)
+        self.panels[key] = panel = Panel(interaction, self.tables.clock(), message_id, round_)
+        if player not in session.acting_players():
+            # No game to show (UserError): the next change edits it.
+            with contextlib.suppress(UserError):
+                panel.shown = shown_of(self.hand(session, player, interaction.locale))
         if message_id is None:
             log.warning("the new Rage panel of %s at table %s has no message id", player, key[0])
             return
@@ -164,13 +184,22 @@ class Rage(GameTableCog):
                 self.retire(
                     session.id, key[1], panel, "rage.hand.round_over", {"round": panel.round}
                 )
-        for acting in engine.acting_players():
-            player = str(acting)
-            kept = self.panels.get((session.id, player))
-            if kept is None:
+        acting = {str(player) for player in engine.acting_players()}
+        for key in [key for key in self.panels if key[0] == session.id]:
+            kept = self.panels[key]
+            fields = self.hand(session, key[1], kept.interaction.locale)
+            if key[1] in acting:
+                # Someone to decide: their panel shows the decision, now.
+                kept.shown = None
+                self._queue_edit(session.id, key[1], kept, fields)
                 continue
-            fields = self.hand(session, player, kept.interaction.locale)
-            self._queue_edit(session.id, player, kept, fields)
+            # Anyone else's panel follows the table too (a trick played on, or a decision
+            # taken from them: a computer's move at their deadline), when what it shows
+            # changed; its buttons are then disabled, so none is left live and refused.
+            shown = shown_of(fields)
+            if shown != kept.shown:
+                kept.shown = shown
+                self._queue_edit(session.id, key[1], kept, fields)
 
     def _queue_edit(self, table_id: int, player: str, panel: Panel, fields: dict[str, Any]) -> None:
         """Edit a panel through its token, after any edit of it already on its way."""
@@ -281,7 +310,7 @@ class Rage(GameTableCog):
             return False  # the public table is edited by the publisher
 
         try:
-            return await session.change(step, then=answer)
+            return await session.change(step, then=answer, deadline=reply.deadline)
         except StaleHand:
             # An old private view (from before other moves or a restart): show the current one.
             note = t("rage.hand.stale", locale)

@@ -204,7 +204,11 @@ class GameTableCog(commands.Cog):
         async with Reply(interaction) as reply:
             if click.action in LOBBY_ACTIONS or click.action == "back":
                 step = self.table_step(interaction, session, click)
-                await session.change(step, then=self.answer_on_table(interaction, reply, session))
+                await session.change(
+                    step,
+                    then=self.answer_on_table(interaction, reply, session),
+                    deadline=reply.deadline,
+                )
             else:
                 await self.game_click(interaction, reply, session, click)
         # The change's DMs are already queued in the outbound lane (the table core hands
@@ -493,11 +497,35 @@ class GameTableCog(commands.Cog):
             if message_id is None:
                 message_id = (await interaction.original_response()).id
             self.bot.publisher.pictures.carries(message_id, picture)
-            await session.change_locked(lambda d: d.set_message(message_id), then=_published)
+            try:
+                await session.change_locked(lambda d: d.set_message(message_id), then=_published)
+            except Exception:
+                # Posted but not recorded: this copy would stay with live buttons, frozen at
+                # this move, beside the recorded message. Take it down (the error is still
+                # answered: the person is told nothing changed or to try again).
+                await self.withdraw_copy(interaction, session, message_id)
+                raise
         if old_message is not None and old_message != session.record.message_id:
             # The old copy points to the new one, so its buttons are not used by mistake.
             tables = self.bot.publisher.tables
             tables.point_old_copy(session, old_message, self.table_locale(session))
+
+    async def withdraw_copy(
+        self, interaction: discord.Interaction, session: TableSession, message_id: int
+    ) -> None:
+        """Delete the table copy a command posted as its answer, which could not be
+        recorded: through the interaction's token, else (logged) through the lane."""
+        log.error(
+            "table %s was posted again by a command but its new message %s was not saved;"
+            " deleting it",
+            session.id,
+            message_id,
+        )
+        try:
+            await interaction.delete_original_response()
+        except discord.HTTPException as error:
+            log.error("could not delete the unrecorded copy %s: %s", message_id, error)
+            self.bot.publisher.tables.discard_copy(session, message_id)
 
     async def stop_table(self, interaction: discord.Interaction) -> None:
         """`/<game> stop`: end this channel's lobby or game (host, or Manage Messages)."""
@@ -507,7 +535,9 @@ class GameTableCog(commands.Cog):
             raise UserError("table.none_here")
         manage = can_manage(interaction, session.record.host_id)
         async with Reply(interaction) as reply:
-            await session.change(lambda d: d.stop(interaction.user.id, manage))
+            await session.change(
+                lambda d: d.stop(interaction.user.id, manage), deadline=reply.deadline
+            )
             # The answer says the table is stopped once its message says so too, so the
             # two never disagree on screen; deferred meanwhile if that takes long (Reply),
             # and given at the latest after STOP_SHOWN_WITHIN seconds.

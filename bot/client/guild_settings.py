@@ -11,7 +11,8 @@ import asyncio
 import logging
 from typing import Generic, TypeVar
 
-from bot.storage import Storage
+from bot.storage import DatabaseUnavailable, Storage
+from bot.table.errors import UserError
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +76,13 @@ class GuildSetting(Generic[T]):
         return self._values.setdefault(guild_id, self.default if stored is None else stored)
 
     async def set(self, guild_id: int, value: T) -> None:
-        """Store a server's choice."""
-        await self.write(guild_id, value)
+        """Store a server's choice; UserError (settings.not_saved) if the database is out
+        of reach or does not answer within its limit (the choice then stays unknown)."""
+        try:
+            await self.write(guild_id, value)
+        except (DatabaseUnavailable, TimeoutError) as error:
+            log.warning("could not store the %s of guild %s: %r", self.what, guild_id, error)
+            raise UserError("settings.not_saved") from error
         self._values[guild_id] = value
 
     def forget(self, guild_id: int) -> None:

@@ -19,6 +19,7 @@ from discord.webhook.async_ import async_context, interaction_message_response_p
 
 from bot.i18n import t
 from bot.table.errors import UserError, localize
+from bot.table.session import CLICK_BUDGET
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -228,11 +229,14 @@ class Reply:
     not the click was deferred meanwhile.
     """
 
-    __slots__ = ("_answering", "_defer", "_watch", "interaction", "within")
+    __slots__ = ("_answering", "_defer", "_watch", "deadline", "interaction", "within")
 
     def __init__(self, interaction: discord.Interaction, *, within: float | None = None) -> None:
         self.interaction = interaction
         self.within = ANSWER_WITHIN if within is None else within
+        # When the final answer is due (the loop's clock): a change made for this click
+        # that could not be answered by then is refused at once (TableSession.change).
+        self.deadline = asyncio.get_running_loop().time() + CLICK_BUDGET
         # A shared timer, not a sleeping task: nothing waits on it unless it fires.
         self._watch: _Watch | None = None
         self._defer: asyncio.Task[None] | None = None

@@ -62,6 +62,9 @@ class Storage(ABC):
     # How many outages began since the storage opened (a beat tells a short one happened).
     outages: int = 0
     _tried_at: float = 0.0
+    # The longest a save may take before it raises (its outcome then certain, or unknown
+    # and read back): what a click must have left of its time before its save is sent.
+    save_limit: float = 5.0
 
     @abstractmethod
     async def close(self) -> None:
@@ -87,7 +90,8 @@ class Storage(ABC):
             return
         self.down_since = time.time() if since is None else since
         self.outages += 1
-        log.error("the database is unavailable: %s", error)
+        # repr for an error without a message (a save's TimeoutError said nothing).
+        log.error("the database is unavailable: %s", str(error) or repr(error))
         if self.on_availability is not None:
             self.on_availability(False)
 

@@ -55,6 +55,13 @@ ACQUIRE_TIMEOUT = CONNECT_TIMEOUT
 # so the session reads the row back (bounded too) and frees the table's lock, instead of
 # waiting as long as the server hangs. A healthy save takes milliseconds.
 SAVE_TIMEOUT = 4.0
+# The same for the other writes, from getting a connection to the commit: a new table's
+# row, a server's setting, a quarantine (each a statement or two, answered within
+# Discord's 3 seconds without a deferral), and the long ones (forgetting a person in
+# every record, a back-filled game), which no click waits for.
+WRITE_TIMEOUT = 2.0
+LONG_WRITE_TIMEOUT = 60.0
+LONG_WRITES = frozenset({work.forget_user, work.record_game})
 # The errors of a server that is out of reach, shutting down or starting up.
 UNREACHABLE: tuple[type[BaseException], ...] = (
     OSError,
@@ -163,6 +170,8 @@ class PostgresStorage(Storage):
 
     dialect = POSTGRES
 
+    save_limit = SAVE_TIMEOUT
+
     def __init__(self, url: str, pool: asyncpg.Pool) -> None:
         self._url = url
         self._pool = pool
@@ -222,8 +231,9 @@ class PostgresStorage(Storage):
                 raise DatabaseUnavailable(f"the database does not answer: {error!r}") from error
 
     @contextlib.asynccontextmanager
-    async def _connection(self) -> AsyncIterator[asyncpg.Connection]:
-        """A pooled connection; DatabaseUnavailable if none can be had (nothing was sent).
+    async def _connection(self, wait: float = ACQUIRE_TIMEOUT) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection; DatabaseUnavailable if none can be had within ``wait``
+        seconds (nothing was sent).
 
         A connection that fails to reset on its way back to the pool (asyncpg can raise
         from release() after a commit) is the pool's to replace: the statement's answer is
@@ -234,7 +244,7 @@ class PostgresStorage(Storage):
         that does not answer): it is closed, and the pool opens a new one when needed.
         """
         try:
-            connection = await self._pool.acquire(timeout=ACQUIRE_TIMEOUT)
+            connection = await self._pool.acquire(timeout=wait)
         except UNREACHABLE as error:
             raise DatabaseUnavailable(f"cannot reach the database: {error!r}") from error
         try:
@@ -405,10 +415,14 @@ class PostgresStorage(Storage):
         """A move (or a lobby change) is one statement and one round trip; the end of a
         game, with its records and ratings, is the shared multi-statement transaction."""
         params = (*work.values_of(record, columns), now, record.id, expected)
-        async with self._connection() as connection:
+        # One limit from asking for a connection to the answer: a pool that must open a
+        # new connection to a server that does not answer is given up within it too
+        # (DatabaseUnavailable: nothing was sent).
+        deadline = asyncio.get_running_loop().time() + SAVE_TIMEOUT
+        async with self._connection(wait=SAVE_TIMEOUT) as connection:
             # Past SAVE_TIMEOUT: TimeoutError, the outcome unknown (the caller reads back);
             # the connection is closed on the way out (see _connection).
-            async with asyncio.timeout(SAVE_TIMEOUT):
+            async with asyncio.timeout_at(deadline):
                 if result is not None:
                     await _in_transaction(
                         connection, work.update_table, record, move, expected, now, result, columns
@@ -425,9 +439,15 @@ class PostgresStorage(Storage):
             raise StaleWrite(f"table {record.id} is no longer at revision {expected}")
 
     async def _transaction(self, unit: Work[T], *args: Any) -> T:
-        """Run the unit of work in one transaction on a pooled connection."""
-        async with self._connection() as connection, connection.transaction():
-            return await unit(_Transaction(connection), *args)
+        """Run the unit of work in one transaction on a pooled connection, within
+        WRITE_TIMEOUT (LONG_WRITE_TIMEOUT for LONG_WRITES) from asking for the connection:
+        DatabaseUnavailable if none came (nothing was sent), TimeoutError if the server did
+        not answer in time (the outcome unknown; the connection is closed)."""
+        limit = LONG_WRITE_TIMEOUT if unit in LONG_WRITES else WRITE_TIMEOUT
+        deadline = asyncio.get_running_loop().time() + limit
+        async with self._connection(wait=limit) as connection:
+            async with asyncio.timeout_at(deadline):
+                return await _in_transaction(connection, unit, *args)
 
 
 async def _in_transaction(connection: asyncpg.Connection, unit: Work[T], *args: Any) -> T:

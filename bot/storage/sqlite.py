@@ -158,6 +158,9 @@ class SqliteStorage(Storage):
         connection = await aiosqlite.connect(str(path), timeout=busy_timeout)
         connection.row_factory = aiosqlite.Row
         storage = cls(connection)
+        # A save waits at most the busy timeout for another process's lock, then fails
+        # for certain (DatabaseUnavailable): that is its limit.
+        storage.save_limit = busy_timeout
         try:
             await storage.migrate()
             # NORMAL in WAL mode survives a process crash; only power loss may drop a commit.

@@ -55,6 +55,14 @@ class DatabaseDown(SaveFailed):
         UserError.__init__(self, "table.db_down")
 
 
+class TableBusy(SaveFailed):
+    """A click could not be saved in time because the table is still busy with an earlier
+    change (a save that has not answered yet): nothing changed, try again soon."""
+
+    def __init__(self) -> None:
+        UserError.__init__(self, "table.busy")
+
+
 class SaveUnknown(UserError):
     """A save was sent but the database went away before saying whether it was kept.
 

@@ -23,6 +23,7 @@ from bot.table.errors import (
     Localized,
     SaveFailed,
     SaveUnknown,
+    TableBusy,
     TableMovedOn,
     UserError,
     user_error_for,
@@ -38,6 +39,10 @@ TIMEOUTS_BEFORE_TAKEOVER = 3
 # the save's own limit (bot.storage.postgres.SAVE_TIMEOUT, 4 s) a click that met a server
 # that does not answer is told so within about 7 s, and the table's lock is free again.
 READ_BACK_TIMEOUT = 3.0
+# A click's final answer (its move shown, or a private "try again") is due this long after
+# it arrived, on the loop's clock; what follows it is sending that answer. A click waits
+# for its table's lock only while there is time left to save and hear back after it.
+CLICK_BUDGET = 9.0
 
 
 class Draft:
@@ -540,17 +545,67 @@ class TableSession:
 
     # -- the one path for every change ----------------------------------------------------
 
-    async def change(self, step: Callable[[Draft], Any], *, then: Then | None = None) -> Draft:
-        """Take the table's lock and make one change (see `change_locked`)."""
-        async with self.lock:
-            return await self.change_locked(step, then=then)
+    async def change(
+        self,
+        step: Callable[[Draft], Any],
+        *,
+        then: Then | None = None,
+        deadline: float | None = None,
+    ) -> Draft:
+        """Take the table's lock and make one change (see `change_locked`).
+
+        With a ``deadline`` (the loop's clock: a click's answer is due then), the change
+        is made only if it can be answered by then, else it fails at once and nothing
+        changes: DatabaseDown when the lock is held while the database is known to be
+        down (a save of this table hangs on it), TableBusy when the lock is not free in
+        time to save and hear back before the deadline.
+        """
+        if deadline is None:
+            async with self.lock:
+                return await self.change_locked(step, then=then)
+        if self.lock.locked() and not self.storage.available:
+            raise DatabaseDown()
+        try:
+            async with asyncio.timeout_at(deadline - self._work_limit()):
+                await self.lock.acquire()
+        except TimeoutError:
+            log.info("%s table %s: busy past a click's time", self.spec.name, self.id)
+            raise TableBusy() from None
+        try:
+            return await self.change_locked(step, then=then, deadline=deadline)
+        finally:
+            self.lock.release()
+
+    def _work_limit(self) -> float:
+        """The longest a change's save may take before it is answered: the save and, if
+        it is not answered, reading the row back. (An earlier unanswered save is settled
+        first, within READ_BACK_TIMEOUT; a change left without the time for its own save
+        then is refused, the table settled for the next.)"""
+        return self.storage.save_limit + READ_BACK_TIMEOUT
+
+    def _in_time(self, deadline: float | None, need: float) -> None:
+        """Raise (nothing changed) when ``need`` seconds of work could no longer be done by
+        the deadline: DatabaseDown while the database is known to be down, else TableBusy."""
+        if deadline is None:
+            return
+        if asyncio.get_running_loop().time() + need <= deadline:
+            return
+        if not self.storage.available:
+            raise DatabaseDown()
+        raise TableBusy()
 
     async def change_locked(
-        self, step: Callable[[Draft], Any], *, then: Then | None = None
+        self,
+        step: Callable[[Draft], Any],
+        *,
+        then: Then | None = None,
+        deadline: float | None = None,
     ) -> Draft:
         """Compute a change on a draft, save it in one transaction, then swap it in.
 
-        ``step`` may raise a UserError: nothing changes. A save that certainly failed
+        ``step`` may raise a UserError: nothing changes. With a ``deadline`` (see
+        `change`), a change that could no longer be answered by then is refused before
+        anything is sent (DatabaseDown or TableBusy). A save that certainly failed
         raises SaveFailed (DatabaseDown when the database is out of reach): nothing changes
         either. A save whose outcome is unknown is settled by reading the row back: the
         change stands if the row holds it, else SaveFailed; SaveUnknown while the row
@@ -559,8 +614,16 @@ class TableSession:
         """
         if not self.lock.locked():
             raise RuntimeError("change_locked needs the table's lock")
-        # An earlier change's fate first: this one must build on what is really stored.
-        await self.settle()
+        if self.unsettled is not None:
+            self._in_time(deadline, READ_BACK_TIMEOUT)
+            if not self.storage.may_try():
+                # The database is down and was tried just now: no read-back that would
+                # hold the table for its whole limit; the change is refused at once, as
+                # its save would be (see Storage.may_try).
+                raise DatabaseDown()
+            # An earlier change's fate first: this one must build on what is really stored.
+            await self.settle()
+        self._in_time(deadline, self._work_limit())
         draft = Draft(self, self.clock())
         draft.result = step(draft)
         draft.finish()
@@ -644,6 +707,8 @@ class TableSession:
         except Exception as error:
             log.warning("cannot read %s table %s back yet: %r", self.spec.name, self.id, error)
             raise DatabaseDown() from error
+        # It answered: saves need not wait for the next health probe to be tried again.
+        self.storage.mark_up()
         self.unsettled = None
         # One revision past ours is ours: only this process writes its shards' rows under
         # the table's lock, and any other writer would have met a StaleWrite of its own.
@@ -684,7 +749,9 @@ class TableSession:
         and tries once more.
         """
         try:
-            stored = await self.storage.get_table(self.id)
+            # Bounded as a read-back: it runs under the table's lock.
+            async with asyncio.timeout(READ_BACK_TIMEOUT):
+                stored = await self.storage.get_table(self.id)
         except Exception:
             log.warning("cannot reload %s table %s yet", self.spec.name, self.id, exc_info=True)
             return

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bot.storage import BrokenRow, ChannelBusy, Storage, TableRecord
+from bot.storage import BrokenRow, ChannelBusy, DatabaseUnavailable, Storage, TableRecord
 from bot.table.errors import DatabaseDown, UserError
 from bot.table.meta import TableMeta
 from bot.table.session import Draft, TableSession, game_result
@@ -406,6 +406,11 @@ class Tables:
                 await self.storage.create_table(record)
             except ChannelBusy:
                 raise UserError("table.channel_busy_unknown") from None
+            except DatabaseUnavailable as error:
+                raise DatabaseDown() from error
+            except TimeoutError as error:  # sent, never answered: the row may exist
+                log.warning("the new table's row in channel %s was not answered", record.channel_id)
+                raise UserError("table.open_unknown") from error
             session = self._session(record)
             try:
                 await session.change_locked(seat, then=_published)

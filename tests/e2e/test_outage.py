@@ -30,7 +30,7 @@ from bot.runtime.settings import Settings
 from bot.storage import TableRecord
 from bot.storage.base import RETRY_INTERVAL
 from bot.storage.postgres import LOCK_KEY, SAVE_TIMEOUT, PostgresStorage
-from bot.table.session import READ_BACK_TIMEOUT
+from bot.table.session import READ_BACK_TIMEOUT, TableSession
 from tests.backends import (
     TemporaryServer,
     drop_schema,
@@ -294,6 +294,8 @@ def declare_database_waits(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     time limits run on the virtual clock (moved by the test's advance_time)."""
     storage = env.bot.storage
     for owner, name in (
+        # asyncpg's own reconnecting in the background (a class attribute: Pool has slots).
+        (asyncpg.pool.Pool, "_maintain_min_size"),
         (storage, "_save"),
         (storage, "get_table"),
         (storage, "probe"),
@@ -375,3 +377,184 @@ async def test_a_frozen_postgres_server_under_a_running_bot(
     assert shown + 1 <= table.game.move_number <= shown + 2
     await assert_nothing_lost(simcord_env, table)
     assert storage.available
+
+
+# -- PostgreSQL frozen under four busy tables: every click's answers timed -----------------
+
+BUSY = "This table is still saving an earlier move"
+FIRST_ANSWER_WITHIN = 3.0  # Discord's window for a click's first answer
+FINAL_ANSWER_WITHIN = 10.0  # the issue's target: the move shown, or a private "try again"
+STEP = 0.1  # how finely the clock moves while answers are watched (the figures' precision)
+
+
+def declare_lock_waits(
+    env: Env, sessions: list[TableSession], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A click waiting for its table's lock waits on a change that waits on the frozen
+    server: declared to SimCord as an external wait too, so that it settles meanwhile."""
+    for session in sessions:
+        acquire = session.lock.acquire
+
+        def declared(acquire: Callable[[], Awaitable[bool]] = acquire) -> Awaitable[bool]:
+            return env.external_wait(acquire(), reason="a table's lock, held by a frozen save")
+
+        monkeypatch.setattr(session.lock, "acquire", declared)
+
+
+@dataclass
+class TimedClick:
+    """One click during the freeze: when it was made and answered (the loop's clock)."""
+
+    table: int
+    result: Any
+    at: float
+    first: float | None = None  # acknowledged (answered, or deferred)
+    final: float | None = None  # a private answer, or the move shown
+    kind: str = ""
+
+    def look(self, now: float) -> None:
+        """Note what the click has got by ``now``."""
+        result = self.result
+        if self.first is None and result.acknowledged:
+            self.first = now
+        if self.final is not None or not result.acknowledged:
+            return
+        if result.deferred:
+            text = private_answer(result)
+        elif result.ephemeral and result.response is not None:
+            text = result.response.content
+        else:
+            text = ""  # the table message edited: the move shown
+        if text is None:
+            return
+        self.final = now
+        if not text:
+            self.kind = "saved"
+        elif text.startswith(DB_DOWN):
+            self.kind = "down"
+        elif text.startswith(UNKNOWN):
+            self.kind = "unknown"
+        elif text.startswith(BUSY):
+            self.kind = "busy"
+        else:
+            self.kind = f"other: {text}"
+
+
+async def frozen_under_busy_tables(
+    env: Env,
+    server: TemporaryServer,
+    tables: list[Table],
+    *,
+    seconds: float,
+    every: float,
+    pace: Callable[[float], Awaitable[None]] | None = None,
+) -> list[TimedClick]:
+    """Freeze the server; for ``seconds`` (the loop's clock) each table's active player
+    clicks every ``every`` seconds, the tables taking turns; then the clock moves on until
+    every click has its final answer, and the server is thawed. Every click, timed.
+
+    ``pace`` (for a benchmark) is awaited after each step of the clock with its length:
+    it may hold the real freeze as long as the loop's clock says.
+    """
+    clicks: list[TimedClick] = []
+
+    async def step(length: float) -> None:
+        await env.advance_time(length)
+        now = float(env._virtual_time)
+        for click in clicks:
+            click.look(now)
+        if pace is not None:
+            await pace(length)
+
+    server.freeze()
+    try:
+        began = float(env._virtual_time)
+        turn = 0
+        while env._virtual_time - began < seconds:
+            table = tables[turn % len(tables)]
+            result = await table.click(table.active(), choose(table.game))
+            click = TimedClick(turn % len(tables), result, float(env._virtual_time))
+            click.look(click.at)
+            clicks.append(click)
+            turn += 1
+            gap = every / len(tables)
+            while gap > 1e-9:
+                await step(min(STEP, gap))
+                gap -= STEP
+        last = clicks[-1].at
+        while any(click.final is None for click in clicks):
+            assert env._virtual_time - last <= 2 * FINAL_ANSWER_WITHIN, [
+                (click.table, click.at - began) for click in clicks if click.final is None
+            ]
+            await step(STEP)
+    finally:
+        server.thaw()
+    return clicks
+
+
+@pytest.mark.simcord(window=0)
+async def test_a_frozen_postgres_server_under_four_busy_tables(
+    simcord_env: Env,
+    own_server: TemporaryServer,
+    own_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 41, defect 7's target: four tables play, the server is frozen (SIGSTOP) and
+    each table's active player clicks every 2 s for 12 s, past every limit. Every click
+    gets its first answer within Discord's 3 s and its final one (a private "try again",
+    or "could not hear back") within 10 s, on the loop's clock; nothing is saved or
+    shown meanwhile. After the thaw every table plays on without a restart, and its
+    message and stored row agree, every move logged once."""
+    storage = simcord_env.bot.storage
+    assert isinstance(storage, PostgresStorage)
+    tables = [
+        await open_table(simcord_env, 3, channel_name=f"games-{n}", turn_seconds=600)
+        for n in range(4)
+    ]
+    watch = Clicks().watch(monkeypatch)
+    for table in tables:  # busy: a few moves each before the freeze
+        for _ in range(2):
+            assert await watch.click(table) == "saved"
+    shown = [table.game.move_number for table in tables]
+    # The lane sends the moves' DMs and pings now: none is left to wait for a lock.
+    await simcord_env.advance_time(5)
+    await simcord_env.bot.lane.idle()
+    with pytest.MonkeyPatch.context() as waits:  # undone before the thaw's clicks
+        declare_database_waits(simcord_env, waits)
+        declare_lock_waits(simcord_env, [table.session for table in tables], waits)
+        clicks = await frozen_under_busy_tables(
+            simcord_env, own_server, tables, seconds=12.0, every=2.0
+        )
+    firsts = [click.first - click.at for click in clicks if click.first is not None]
+    finals = [click.final - click.at for click in clicks if click.final is not None]
+    kinds = sorted({click.kind for click in clicks})
+    print(
+        f"\nfrozen, four tables: {len(clicks)} clicks; first answer max {max(firsts):.1f} s,"
+        f" final answer max {max(finals):.1f} s (precision {STEP} s); answers {kinds}"
+    )
+    assert len(firsts) == len(finals) == len(clicks) >= 4 * 5
+    assert max(firsts) <= FIRST_ANSWER_WITHIN, firsts
+    assert max(finals) <= FINAL_ANSWER_WITHIN, finals
+    assert not [kind for kind in kinds if kind.startswith("other")], kinds
+    assert "saved" not in kinds
+    # No click queued behind another's save: each was answered within its own save and
+    # read-back at most, and those that found a table busy on a database known to be down
+    # were told at once.
+    assert max(finals) <= SAVE_TIMEOUT + READ_BACK_TIMEOUT + 2 * STEP, finals
+    assert sum(1 for click in clicks if click.final == click.at and click.kind == "down") >= 4
+    for table, before in zip(tables, shown, strict=True):
+        assert table.game.move_number == before  # nothing shown while frozen
+    for table, before in zip(tables, shown, strict=True):
+        await back_to_normal(simcord_env, table, watch, own_url)
+        for _ in range(2):
+            assert await watch.click(table) == "saved"
+        # A cut-off save may have run on the thaw (read back, then shown), or not.
+        assert (
+            before + 3
+            <= table.game.move_number
+            <= before
+            + 3
+            + len([c for c in clicks if c.kind == "unknown" and tables[c.table] is table])
+        )
+        await assert_nothing_lost(simcord_env, table)
+    assert storage.available and not simcord_env.bot.is_closed()

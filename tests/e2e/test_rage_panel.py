@@ -362,3 +362,37 @@ async def test_game_over_retires_the_panels(
         now = current(simcord_env, panel)
         assert now.content == "The game is over: see the final standings on the table."
         assert not live_buttons(now)
+
+
+async def test_a_panel_follows_a_move_made_for_its_absent_player(simcord_env: Env) -> None:
+    """Issue 41: the player whose bid is awaited has their panel open and lets the turn run
+    out. At the deadline a computer bids for them; their panel is then brought up to date
+    (their bid shown, no live bid buttons left), and a tap on a stale copy of the old one
+    changes nothing. The panels of the others who wait follow the table too."""
+    table = await open_rage(simcord_env, 3)
+    absent = table.state.acting_players()[0]
+    actor = table.actor(absent)
+    panel = await table.hand(actor)
+    others = {p: await table.hand(table.actor(p)) for p in table.state.players if p != absent}
+    assert choices(panel, "bid"), "the bid buttons are live before the deadline"
+    stale = snapshot(simcord_env, panel.message)
+    bid_id = button_id(panel, "bid", 0)
+    await simcord_env.advance_time(61)  # past the turn's deadline: the computer bids
+    await simcord_env.settle()
+    state = table.state
+    seat = state.players.index(absent)
+    assert state.bids[seat] is not None and absent not in state.acting_players()
+    now = current(simcord_env, panel)
+    assert not live_buttons(now), now.components
+    session = simcord_env.bot.tables.get(table.table_id)
+    locale = table.cog.panels[(table.table_id, absent)].interaction.locale
+    assert now.content == table.cog.hand(session, absent, locale)["content"]
+    assert f"Your bid: {state.bids[seat]}" in now.content
+    for player, other in others.items():
+        shown = current(simcord_env, other).content
+        if player not in state.acting_players():
+            assert shown == table.cog.hand(session, player, locale)["content"], player
+    before = table.state
+    refused = await click_stored(actor, stale, bid_id)
+    assert refused.acknowledged and table.state is before
+    assert not live_buttons(refused.response)

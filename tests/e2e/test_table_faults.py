@@ -628,3 +628,54 @@ async def test_reposted_copy_that_cannot_be_recorded_is_deleted(
     assert [m.id for m in table.channel.history() if live_buttons(m)] == [new_id]
     assert await row(simcord_env, table.table_id) == table.session.record
     assert simcord_env.errors == []
+
+
+@pytest.mark.parametrize("token_delete", ["works", "fails"])
+async def test_table_command_copy_that_cannot_be_recorded_is_deleted(
+    simcord_env: Env,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    token_delete: str,
+) -> None:
+    """Issue 41: `/nothanks table` posts the table again, and the save that records the new
+    copy fails. The copy is deleted (through the command's token, or through the lane when
+    that fails), the failure is logged, the person is told privately that nothing changed,
+    and the old message stays the table's one live message; the table plays on there."""
+    caplog.set_level(logging.WARNING)
+    table = await open_table(simcord_env, 3)
+    old = table.message_id
+    storage = simcord_env.bot.storage
+    original = storage.save_table
+    failed: list[int | None] = []
+
+    async def fails_once_to_record(record: TableRecord, *args: Any, **kwargs: Any) -> Any:
+        if record.message_id != old and not failed:
+            failed.append(record.message_id)
+            raise RuntimeError("storage exploded")
+        return await original(record, *args, **kwargs)
+
+    monkeypatch.setattr(storage, "save_table", fails_once_to_record)
+    if token_delete == "fails":
+
+        async def refused(interaction: discord.Interaction) -> None:
+            response = type("Response", (), {"status": 503, "reason": "Service Unavailable"})
+            raise discord.HTTPException(response(), "upstream connect error")
+
+        monkeypatch.setattr(discord.Interaction, "delete_original_response", refused)
+    result = await table.players[1].slash(table.channel, "nothanks table")
+    await simcord_env.advance_time(1)
+    (copy_id,) = failed
+    assert copy_id is not None and copy_id != old
+    with pytest.raises(Exception, match="Unknown Message"):
+        simcord_env.backend.get_message(table.channel.id, copy_id)
+    told = [m.content for m in result.followups if m.ephemeral]
+    assert any("nothing changed" in text for text in told), told
+    logged = [r.getMessage() for r in caplog.records]
+    assert any(f"new message {copy_id} was not saved; deleting it" in m for m in logged)
+    if token_delete == "fails":
+        assert any(f"could not delete the unrecorded copy {copy_id}" in m for m in logged)
+    assert table.session.record.message_id == old
+    assert [m.id for m in table.channel.history() if live_buttons(m)] == [old]
+    moved = await table.click(table.active(), pass_or_take(table))
+    assert not moved.ephemeral and table.game.move_number == 1
+    assert await row(simcord_env, table.table_id) == table.session.record

@@ -416,3 +416,45 @@ async def test_an_unrecorded_ping_that_cannot_be_deleted_goes_when_its_turn_pass
     (now,) = pings(table.channel)
     assert now.id != lost and table.session.meta.ping_message[0] == now.id
     assert f"<@{table.game.active_player}>" in now.content
+
+
+async def test_a_recorded_ping_that_cannot_be_deleted_holds_back_the_next(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 41: the deletion of a table's recorded ping fails (twice: when the next turn's
+    ping is prepared, and when the passed turn is tidied). No second ping is sent beside it,
+    both failures are logged, and the record keeps it; once a deletion works the turn in
+    progress is pinged, alone in the channel and recorded."""
+    table = await nothanks(simcord_env)
+    if table.game.active_player == str(table.players[0].id):
+        await pass_turn(table)
+    (first,) = pings(table.channel)
+    await simcord_env.advance_time(RECENTLY + 1)  # everyone is owed a ping again
+    delete = discord.PartialMessage.delete
+    refused: list[int] = []
+
+    async def flaky_delete(message: discord.PartialMessage, *args: Any, **kwargs: Any) -> None:
+        if message.id == first.id and len(refused) < 2:
+            refused.append(message.id)
+            response = SimpleNamespace(status=503, reason="Service Unavailable")
+            raise discord.HTTPException(response, "upstream connect error")  # type: ignore[arg-type]
+        await delete(message, *args, **kwargs)
+
+    monkeypatch.setattr(discord.PartialMessage, "delete", flaky_delete)
+    posted = len(ping_posts(simcord_env))
+    with caplog.at_level(logging.WARNING, logger="bot.client.publishing.pings"):
+        await pass_turn(table)
+        await simcord_env.advance_time(0.5)
+    assert refused == [first.id, first.id]
+    assert sum("could not delete the ping" in r.getMessage() for r in caplog.records) == 2
+    # The old ping still stands alone, still recorded, so nothing forgets to delete it.
+    assert [m.id for m in pings(table.channel)] == [first.id]
+    assert len(ping_posts(simcord_env)) == posted
+    assert table.session.meta.ping_message[0] == first.id
+    # The next change deletes it, and only then is the turn in progress pinged.
+    await pass_turn(table)
+    await simcord_env.advance_time(0.5)
+    (now,) = pings(table.channel)
+    assert now.id != first.id and table.session.meta.ping_message[0] == now.id
+    assert f"<@{table.game.active_player}>" in now.content
+    assert reminders(table.channel) == []

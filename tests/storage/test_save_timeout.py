@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
+from bot.client.guild_settings import GuildLanguages
 from bot.games.nothanks import SPEC as NOTHANKS
 from bot.records.results import GameResult, PlayerResult
-from bot.storage import Storage, TableRecord
-from bot.storage.postgres import SAVE_TIMEOUT, PostgresStorage
-from bot.table.errors import DatabaseDown, SaveFailed, SaveUnknown
+from bot.storage import DatabaseUnavailable, Storage, TableRecord
+from bot.storage.postgres import SAVE_TIMEOUT, WRITE_TIMEOUT, PostgresStorage
+from bot.table.errors import DatabaseDown, SaveFailed, SaveUnknown, UserError
 from bot.table.session import READ_BACK_TIMEOUT, TableSession
 from tests.backends import (
     Backend,
@@ -219,5 +220,90 @@ async def test_a_click_on_a_frozen_server_is_answered_and_frees_the_table(
             assert row == session.record
             moves = await storage.moves(session.id)
             assert [number for number, _, _ in moves] == list(range(1, row.move_number + 1))
+    finally:
+        tables.close()
+
+
+# -- the other writers, and a save that cannot get a connection ---------------------------
+
+
+async def test_a_save_that_gets_no_connection_gives_up_within_its_limit(
+    own_server: TemporaryServer,
+) -> None:
+    """Every pooled connection is busy (held here): a save waits for one no longer than
+    SAVE_TIMEOUT (not the 10 s of getting a connection elsewhere) and fails for certain,
+    nothing sent (DatabaseUnavailable), so the click is told at once that nothing changed."""
+    name, url = await fresh_schema(own_server.url)
+    storage = await PostgresStorage.connect(url, pool_size=1)
+    try:
+        record = await running_table(storage)
+        held = await storage._pool.acquire()
+        try:
+            record.move_number = 1
+            started = time.perf_counter()
+            with pytest.raises(DatabaseUnavailable):
+                await storage.save_table(record, ("11", "take"))
+            took = time.perf_counter() - started
+            assert SAVE_TIMEOUT - 0.1 <= took < SAVE_TIMEOUT + MARGIN, took
+        finally:
+            await storage._pool.release(held)
+        assert record.revision == 0
+    finally:
+        await storage.close()
+        await drop_schema(own_server.url, name)
+
+
+async def test_the_other_writers_give_up_within_their_limit(
+    storage: PostgresStorage, own_server: TemporaryServer
+) -> None:
+    """A new table's row and a server's setting on a frozen server: each gives up within
+    WRITE_TIMEOUT (answered inside Discord's 3 s), a setting through GuildSetting as the
+    person's private "not saved", and a table's reload within READ_BACK_TIMEOUT; after the
+    thaw each works."""
+    languages = GuildLanguages(storage)
+    record = await running_table(storage)
+    gate = asyncio.Event()
+    tables = make_tables(storage, Clock(), gate)
+    tables.publisher = RecordingPublisher()
+    h = Harness(
+        storage.url,
+        Backend("postgres", storage.url),
+        storage,
+        tables,
+        Clock(),
+        tables.publisher,
+        gate,
+    )
+    try:
+        session = await started(h, NOTHANKS)
+        own_server.freeze()
+        try:
+            for write in (
+                lambda: storage.create_table(
+                    TableRecord(game="nothanks", guild_id=1, channel_id=101, host_id=11)
+                ),
+                lambda: storage.set_guild_language(1, "de"),
+                lambda: storage.set_guild_threads(1, True),
+            ):
+                started_at = time.perf_counter()
+                with pytest.raises((TimeoutError, DatabaseUnavailable)):
+                    await write()
+                took = time.perf_counter() - started_at
+                assert took < WRITE_TIMEOUT + MARGIN, took
+            with pytest.raises(UserError) as refused:
+                await languages.set(1, "de")
+            assert refused.value.key == "settings.not_saved"
+            assert languages.language_for(1) is None  # not taken as stored
+            started_at = time.perf_counter()
+            revision = session.revision
+            await session.reload()  # logged, the table kept as it is
+            assert time.perf_counter() - started_at < READ_BACK_TIMEOUT + MARGIN
+            assert session.revision == revision
+        finally:
+            own_server.thaw()
+        async with asyncio.timeout(SAVE_TIMEOUT * 2):
+            await languages.set(1, "it")
+            assert await storage.get_guild_language(1) == "it"
+            assert record.id is not None and await storage.get_table(record.id) is not None
     finally:
         tables.close()

@@ -11,11 +11,12 @@ import pytest
 
 from bot.games.nothanks import SPEC as NOTHANKS
 from bot.storage import DatabaseUnavailable, TableRecord
-from bot.table.errors import DatabaseDown, SaveFailed, SaveUnknown
+from bot.table.errors import DatabaseDown, SaveFailed, SaveUnknown, TableBusy, UserError
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec
 from tests.table.harness import (
     BEN,
+    CHANNEL,
     CID,
     HOST,
     NAMES,
@@ -203,3 +204,58 @@ async def started_elsewhere(h: Harness, spec: GameSpec) -> TableSession:
         await session.change(partial(Draft.join, user_id=user, name=NAMES[user], locale=None))
     await session.change(lambda d: d.start(HOST, 11))
     return session
+
+
+@SPECS
+async def test_a_click_that_could_not_be_answered_in_time_is_refused_at_once(
+    h: Harness, spec: GameSpec
+) -> None:
+    """Issue 41, defect 7: a click's change (with a deadline) never queues behind a change
+    that holds the table: on a database known to be down it is told at once that nothing
+    changed (DatabaseDown); otherwise, once it could no longer save and hear back by its
+    deadline, that the table is busy (TableBusy). Nothing changes either way, and without
+    a deadline (a timer's, a computer's) the change still waits its turn."""
+    session = await started(h, spec)
+    revision = session.revision
+    loop = asyncio.get_running_loop()
+    async with session.lock:  # an earlier change holds the table
+        # No time left to save and read back before its deadline: refused, not queued.
+        with pytest.raises(TableBusy):
+            await session.change(human_step(session), deadline=loop.time())
+        h.storage.mark_down(DatabaseUnavailable("gone"))
+        # The database known down: refused at once, however much time is left.
+        with pytest.raises(DatabaseDown):
+            await session.change(human_step(session), deadline=loop.time() + 3600)
+        h.storage.mark_up()
+        waiting = asyncio.ensure_future(session.change(human_step(session)))
+        await asyncio.sleep(0)
+        assert not waiting.done()  # no deadline: it waits for the lock
+    await waiting
+    assert session.revision == revision + 1
+    # With its time, a click's change is made as any other.
+    await session.change(human_step(session), deadline=loop.time() + 3600)
+    assert session.revision == revision + 2 == (await stored(h, session)).revision
+
+
+@pytest.mark.parametrize(
+    ("failure", "key"),
+    [
+        (DatabaseUnavailable("no connection"), "table.db_down"),
+        (TimeoutError(), "table.open_unknown"),
+    ],
+)
+async def test_a_new_table_whose_row_is_not_saved_is_answered(
+    h: Harness, monkeypatch: pytest.MonkeyPatch, failure: Exception, key: str
+) -> None:
+    """The new table's row cannot be saved (nothing sent: "nothing changed"), or the
+    database does not answer within its limit (the row may exist: "may not have opened");
+    either is a clear answer, not an unexpected error, and the channel is left free."""
+
+    async def fails(record: TableRecord) -> TableRecord:
+        raise failure
+
+    monkeypatch.setattr(h.storage, "create_table", fails)
+    with pytest.raises(UserError) as raised:
+        await open_lobby(h, NOTHANKS)
+    assert raised.value.key == key
+    assert h.tables.in_channel(CHANNEL) is None

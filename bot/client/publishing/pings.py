@@ -158,8 +158,8 @@ class TurnPings:
         key: int,
         kind: int,
     ) -> None:
-        """Post a ping, after deleting the table's previous one (one at a time), and
-        remember it with the table.
+        """Post a ping, after deleting the table's previous one (one at a time: none is
+        sent while the previous one cannot be deleted), and remember it with the table.
 
         ``compose`` gives the people to mention and the text, or None once the ping is no
         longer due (its turn passed). It is asked again right before the message is sent,
@@ -173,11 +173,16 @@ class TurnPings:
         channel = self.host.get_partial_messageable(
             session.channel_id, guild_id=session.record.guild_id
         )
+        # The table's previous ping goes first: while it cannot be deleted, no new one is
+        # sent beside it (it is tried again when its turn's tidying or the next change of
+        # this turn comes, and the turn is pinged once it is gone).
         previous = list(session.meta.ping_message)
-        if previous:
-            await self._delete(session, previous[0])
+        if previous and not await self._delete(session, previous[0]):
+            return
         loose = self._loose.get(session.id)
-        if loose is not None and await self._delete(session, loose[0]):
+        if loose is not None:
+            if not await self._delete(session, loose[0]):
+                return
             self._forget_loose(session, loose)
         composed = compose()  # again: the turn may have passed during the waits above
         turn = session.meta.turn
@@ -249,7 +254,10 @@ class TurnPings:
         if session.meta.ping_message != reminder:
             return  # a newer ping deleted it before it was posted
         await self.host.wait_until_ready()
-        await self._delete(session, reminder[0])
+        if not await self._delete(session, reminder[0]):
+            # Still up: kept on record, so that the next tidying (after any change) tries
+            # again and no new ping is sent beside it meanwhile.
+            return
 
         def forget(draft: Draft) -> None:
             if draft.meta.ping_message == reminder:

@@ -274,16 +274,20 @@ class TableMessages:
             )
             self._strays.setdefault(session.id, set()).add(message_id)
 
+    def discard_copy(self, session: TableSession, message_id: int) -> None:
+        """Soon delete a copy of the table that is not its recorded message (through the
+        lane; a failure is kept and tried again once the table is posted and recorded)."""
+        self.lane.put(
+            ("stray copy", message_id),
+            Priority.COSMETIC,
+            partial(self.delete_copy, session, message_id),
+        )
+
     def _delete_strays(self, session: TableSession) -> None:
         """Soon delete the unrecorded copies of the table that could not be deleted."""
         for message_id in self._strays.pop(session.id, set()):
-            if message_id == session.record.message_id:
-                continue
-            self.lane.put(
-                ("stray copy", message_id),
-                Priority.COSMETIC,
-                partial(self.delete_copy, session, message_id),
-            )
+            if message_id != session.record.message_id:
+                self.discard_copy(session, message_id)
 
     def _shown_again(self, session: TableSession) -> None:
         if session.id in self._unshown:

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any
 
+from bot import metrics
 from bot.engines.contract import GameEngine
 from bot.engines.errors import IllegalMove
 from bot.records.results import GameResult, PlayerResult
@@ -610,6 +611,7 @@ class TableSession:
             if stood is None:
                 raise SaveFailed() from error
         self._swap(draft)
+        metrics.moved(self.spec.name)
         published = False
         if then is not None:
             try:
@@ -660,17 +662,20 @@ class TableSession:
                 expected + 1,
             )
             draft.record.revision = expected + 1
+            metrics.settled("went_through")
             changes = stored.meta.get("rating_changes")
             if changes:
                 draft.record.meta["rating_changes"] = changes
             return draft
         if stored is not None and stored.revision == expected:
+            metrics.settled("did_not")
             log.warning(
                 "the unanswered save of %s table %s did not go through; nothing changed",
                 self.spec.name,
                 self.id,
             )
             return None
+        metrics.settled("did_not")
         log.warning(
             "%s table %s holds another writer's revision: reloading it", self.spec.name, self.id
         )

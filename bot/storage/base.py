@@ -88,7 +88,8 @@ class Storage(ABC):
             return
         self.down_since = time.time() if since is None else since
         self.outages += 1
-        log.error("the database is unavailable: %s", error)
+        # The driver's traceback once per outage; what is refused meanwhile logs a line.
+        log.error("the database is unavailable: %s", error, exc_info=error)
         if self.on_availability is not None:
             self.on_availability(False)
 

@@ -580,14 +580,16 @@ class TableSession:
             await self.reload()
             raise SaveFailed() from error
         except DatabaseUnavailable as error:
-            log.warning(
+            # The storage logs the outage once (with the driver's traceback) and its end;
+            # each refused change adds only this, at DEBUG: during an outage every click
+            # and timer is refused, and a traceback each grew the log by a megabyte in two
+            # minutes. The click's answer logs one line of its own (bot.client.replies).
+            log.debug(
                 "could not save %s table %s (revision %s): %s",
                 self.spec.name,
                 self.id,
                 expected,
                 error,
-                # The driver's error once per attempt; a save refused at once has none.
-                exc_info=error.__cause__ is not None,
             )
             raise DatabaseDown() from error
         except Exception as error:

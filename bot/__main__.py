@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import discord
 
 from bot.client.bot import create_bot
-from bot.runtime import gc_tuning, health
+from bot.runtime import gc_tuning, health, logformat
 from bot.runtime.health import clear_heartbeat
 from bot.runtime.instance_lock import InstanceLock, acquire
 from bot.runtime.settings import (
@@ -52,12 +52,10 @@ WIRE_LOGGERS = ("discord.http", "discord.gateway")
 
 
 def configure_logging(settings: Settings) -> None:
-    """Log to stderr at the configured level, with the token and the database password
-    redacted everywhere."""
+    """Log to stderr at the configured level and format (text or JSON), with the token and
+    the database password redacted everywhere."""
     handler = logging.StreamHandler()
-    handler.setFormatter(
-        logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
-    )
+    handler.setFormatter(logformat.formatter(settings.log_format))
     handler.addFilter(RedactingFilter(settings.token, *settings.database_secrets))
     root = logging.getLogger()
     root.handlers[:] = [handler]

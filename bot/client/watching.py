@@ -83,14 +83,21 @@ async def start_metrics(bot: Watched) -> MetricsServer | None:
     port = bot.settings.metrics_port
     if port is None:
         return None
-    server = MetricsServer(bot.settings.metrics_host, port, ready=lambda: not_ready(bot))
-    await server.start()
+    host = bot.settings.metrics_host
+    server = MetricsServer(host, port, ready=lambda: not_ready(bot))
+    try:
+        await server.start()
+    except OSError as error:
+        # The tables matter more than their figures: the bot runs on without metrics, and
+        # Prometheus shows the target down.
+        log.error("cannot serve metrics on %s:%d (%s): running without them", host, port, error)
+        return None
     tables = getattr(bot, "tables", None)
     specs = {} if tables is None else tables.specs
     metrics.prime({name: (game_of(spec.choose), spec.levels) for name, spec in specs.items()})
     metrics.watch(lambda: snapshot(bot))
     metrics.switch_on()
-    log.info("metrics on http://%s:%d/metrics", bot.settings.metrics_host, server.bound_port)
+    log.info("metrics on http://%s:%d/metrics", host, server.bound_port)
     return server
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import re
+import socket
 import sqlite3
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -18,6 +20,7 @@ from bot import metrics
 from bot.client.bot import CardtableBot
 from bot.runtime.settings import Settings
 from tests.e2e.helpers import Table, choose, message_by_id, open_table
+from tests.virtual_time import VirtualTimeEnv
 
 # Families that must be in every scrape of a serving bot (units in their names).
 FAMILIES = {
@@ -193,3 +196,33 @@ def test_no_port_no_server_and_nothing_recorded(settings: Settings) -> None:
     metrics.switch_on()
     metrics.moved("nothanks")
     assert metrics.MOVES.labels("nothanks")._value.get() == before + 1
+
+
+@pytest.fixture
+def taken_port() -> Iterator[int]:
+    """A port another socket listens on."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield int(holder.getsockname()[1])
+
+
+async def test_a_taken_port_leaves_the_bot_running_without_metrics(
+    make_bot: Callable[[], CardtableBot], taken_port: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A metrics port another process holds: one error line naming it, and the bot plays
+    on without a metrics server (its tables matter more than their figures)."""
+    bot = make_bot()
+    bot.settings = dataclasses.replace(bot.settings, metrics_port=taken_port)
+    env = VirtualTimeEnv(bot, shard_count=1)
+    await env.start()
+    try:
+        assert bot.metrics_server is None
+        assert not metrics.recording()
+        errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+        assert len(errors) == 1
+        assert errors[0].startswith(f"cannot serve metrics on 127.0.0.1:{taken_port} (")
+        assert errors[0].endswith("): running without them")
+        assert bot.is_ready() and bot.gateway_connected()
+    finally:
+        await env.shutdown()

@@ -20,8 +20,17 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "bot/engines": ("bot.engines",),
     "bot/ai": ("bot.engines", "bot.ai"),
     "bot/records": ("bot.records",),
-    "bot/storage": ("bot.records", "bot.storage"),
-    "bot/table": ("bot.engines", "bot.ai", "bot.records", "bot.storage", "bot.table"),
+    # Prometheus metrics: the families every layer records to, and their HTTP server.
+    "bot/metrics": ("bot.metrics",),
+    "bot/storage": ("bot.records", "bot.storage", "bot.metrics"),
+    "bot/table": (
+        "bot.engines",
+        "bot.ai",
+        "bot.records",
+        "bot.storage",
+        "bot.table",
+        "bot.metrics",
+    ),
     # Read-side queries of the records (stats, leaderboards, history): no Discord.
     "bot/queries": ("bot.records", "bot.storage", "bot.table", "bot.queries"),
     "bot/i18n": ("bot.i18n",),
@@ -32,6 +41,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "bot.i18n",
         "bot.queries",
         "bot.render",
+        "bot.metrics",
     ),
     # Each game's spec: its engine, renderer and computer player, tied for the table core.
     "bot/games": ("bot.engines", "bot.ai", "bot.table", "bot.render", "bot.games"),
@@ -45,6 +55,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "bot.render",
         "bot.runtime",
         "bot.client",
+        "bot.metrics",
     ),
     "cogs": ("bot", "cogs"),
     # `python -m bot demo`: the whole bot inside SimCord, shown in the browser.

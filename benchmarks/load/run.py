@@ -126,8 +126,11 @@ BASELINES: dict[str, tuple[str, ...]] = {
     "lean+DM+save": ("--lean", "--living-dm", "--save"),  # ... and a move's durable save
 }
 DEFAULT_BASELINES = ("baseline", "lean+DM")
-# The bots that are cardtable: this checkout's, and with --previous an earlier one's.
-CARDTABLES = ("cardtable", "previous")
+# The bots that are cardtable: this checkout's, with --metrics the same with its metrics
+# server on (CARDTABLE_METRICS_PORT) and scraped, and with --previous an earlier one's.
+CARDTABLES = ("cardtable", "metrics", "previous")
+# --metrics: how often the "metrics" bot is scraped (Prometheus' default is 15 s).
+SCRAPE_EVERY = 5.0
 PREVIOUS: list[Path] = []  # --previous: the checkout "previous" runs from
 
 
@@ -693,7 +696,7 @@ def spawn(
     if shard is not None:
         env.update(SHARD_IDS=str(shard[0]), SHARD_COUNT=str(shard[1]))
     env.update(extra_env or {})
-    if mode == "cardtable":
+    if mode in ("cardtable", "metrics"):
         script = entry_point(ROOT)
     elif mode == "previous":
         # The earlier checkout's own entry point, with its own code first on the path.
@@ -711,6 +714,36 @@ def spawn(
     log = (folder / f"{mode}.log").open("wb")
     # The folder is the working directory: no developer's .env is read.
     return subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def free_port() -> int:
+    """A TCP port no one listens on now (for the bot's metrics server)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def scrape_every(port: int, every: float) -> int:
+    """GET /metrics from the bot every ``every`` seconds, as Prometheus would, until
+    cancelled; returns how many scrapes answered (each checked for the moves counter)."""
+    import urllib.request
+
+    def get() -> bytes:
+        url = f"http://127.0.0.1:{port}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return bytes(response.read())
+
+    answered = 0
+    try:
+        while True:
+            body = await asyncio.to_thread(get)
+            assert b"cardtable_moves_total" in body
+            answered += 1
+            await asyncio.sleep(every)
+    except asyncio.CancelledError:
+        return answered
 
 
 def spawn_proxy(upstream: str, folder: Path) -> subprocess.Popen[bytes]:
@@ -816,6 +849,9 @@ async def run_once(
         extra_env: dict[str, str] = {}
         proxy_process: subprocess.Popen[bytes] | None = None
         proxy_url: str | None = None
+        metrics_port = free_port() if mode == "metrics" else None
+        if metrics_port is not None:
+            extra_env["CARDTABLE_METRICS_PORT"] = str(metrics_port)
         if proxy:
             # Every process's REST calls through one proxy process; each paces itself to
             # its share of the token's rate, so that their sum stays under the limit,
@@ -871,7 +907,15 @@ async def run_once(
                     for index, pid in enumerate(pids)
                     if mode == "cardtable"
                 ]
+                scraping = (
+                    None
+                    if metrics_port is None
+                    else asyncio.create_task(scrape_every(metrics_port, SCRAPE_EVERY))
+                )
                 await asyncio.sleep(seconds)
+                if scraping is not None:
+                    scraping.cancel()
+                    print(f"  scraped /metrics {await scraping} times", flush=True)
                 cpu_after, ended = sum(map(cpu_seconds, pids)), time.perf_counter()
                 window_to = time.monotonic()
                 loop_after = sum(map(loop_cpu_seconds, pids))
@@ -1061,7 +1105,12 @@ async def measure(args: argparse.Namespace, storage: Database) -> int:
     """Every table count: cardtable and each baseline, ``--rounds`` times, and the report."""
     if args.memory:
         return await memory(args, storage)
-    modes = ("cardtable", *args.baselines, *(("previous",) if args.previous else ()))
+    modes = (
+        "cardtable",
+        *(("metrics",) if args.metrics else ()),
+        *args.baselines,
+        *(("previous",) if args.previous else ()),
+    )
     groups: list[list[list[Result]]] = []  # per table count: per mode, one result a round
     for tables in args.tables:
         group: list[list[Result]] = [[] for _ in modes]
@@ -1242,6 +1291,12 @@ def parse_args() -> argparse.Namespace:
         "--pin",
         action="store_true",
         help="each bot process on a CPU of its own, the driver on the rest (one-core figures)",
+    )
+    parser.add_argument(
+        "--metrics",
+        action="store_true",
+        help="also run cardtable with its metrics server on and scraped every"
+        f" {SCRAPE_EVERY:.0f} s, as 'metrics' (its ratio is CPU per click over cardtable's)",
     )
     parser.add_argument(
         "--rounds", type=int, default=1, help="runs of each bot, interleaved; medians shown"

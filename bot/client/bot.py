@@ -14,13 +14,16 @@ from discord import app_commands
 from discord.ext import commands, tasks
 from discord.http import Route
 
+from bot import metrics
 from bot.client.guild_settings import GuildImages, GuildLanguages, GuildThreads, GuildTurnPings
 from bot.client.outbound.guard import InvalidRequests
 from bot.client.outbound.lane import Lane, SendGate
 from bot.client.publishing import DiscordPublisher
 from bot.client.replies import answer_error
 from bot.client.routing import ClickRouter, log_foreign, slimming_clicked_messages
+from bot.client.watching import start_metrics, stop_metrics
 from bot.i18n.commands import CatalogueTranslator
+from bot.metrics.server import MetricsServer
 from bot.runtime import gc_tuning
 from bot.runtime.health import clear_heartbeat, heartbeat_path, write_heartbeat
 from bot.runtime.settings import Settings
@@ -131,6 +134,7 @@ class CardtableBot(commands.AutoShardedBot):
         self.serve_tables = serve_tables
         # What `python -m bot` exits with once the bot has closed.
         self.exit_status = 0
+        self.metrics_server: MetricsServer | None = None  # CARDTABLE_METRICS_PORT's
         self._stopping: asyncio.Task[None] | None = None  # a stop on its way (once)
         # The database outages already reported by a beat (a beat reports every one that
         # began since the one before, however short).
@@ -264,8 +268,14 @@ class CardtableBot(commands.AutoShardedBot):
             self.shard_set,
         )
 
+    async def on_resumed(self) -> None:
+        """A gateway session resumed after a drop: counted as a reconnect."""
+        metrics.reconnected()
+
     async def on_ready(self) -> None:
         """Start beating once the gateway is ready (`python -m bot sync` never gets here)."""
+        if self.heartbeat.is_running():
+            metrics.reconnected()  # ready again: a new session after a drop
         if not self.heartbeat.is_running():
             self.heartbeat.change_interval(seconds=HEARTBEAT_INTERVAL)
             self.heartbeat.start()
@@ -312,6 +322,7 @@ class CardtableBot(commands.AutoShardedBot):
             # The workers start beside the restore; a search waits until they are ready.
             await self.tables.start_thinking()
             await self.tables.restore()
+            self.metrics_server = await start_metrics(self)
 
     def owns(self, guild_id: int | None) -> bool:
         """Whether a guild's tables belong to the shards this process runs (and still
@@ -364,6 +375,8 @@ class CardtableBot(commands.AutoShardedBot):
             if cached is not None:
                 cached.close()
         self.lane.close()
+        await stop_metrics(self.metrics_server)
+        self.metrics_server = None
         await super().close()
         storage = getattr(self, "storage", None)
         if storage is not None:

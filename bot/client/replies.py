@@ -6,6 +6,7 @@ import asyncio
 import functools
 import inspect
 import logging
+import time
 import weakref
 from collections.abc import Callable, Coroutine
 from types import TracebackType
@@ -17,6 +18,7 @@ from discord.http import MultipartParameters, Route
 from discord.utils import MISSING
 from discord.webhook.async_ import async_context, interaction_message_response_params
 
+from bot import metrics
 from bot.i18n import t
 from bot.table.errors import UserError, localize
 from bot.table.session import CLICK_BUDGET
@@ -229,7 +231,7 @@ class Reply:
     not the click was deferred meanwhile.
     """
 
-    __slots__ = ("_answering", "_defer", "_watch", "deadline", "interaction", "within")
+    __slots__ = ("_answering", "_arrived", "_defer", "_watch", "deadline", "interaction", "within")
 
     def __init__(self, interaction: discord.Interaction, *, within: float | None = None) -> None:
         self.interaction = interaction
@@ -241,6 +243,7 @@ class Reply:
         self._watch: _Watch | None = None
         self._defer: asyncio.Task[None] | None = None
         self._answering = False  # an answer is on its way: a late timer must not defer
+        self._arrived = time.perf_counter()  # for the click answer histogram
 
     async def __aenter__(self) -> Reply:
         watch = self._watch = _watch_for(self.within)
@@ -266,6 +269,7 @@ class Reply:
             await self.interaction.response.defer()  # then the message is edited
         else:
             await self.interaction.response.defer(ephemeral=True, thinking=True)
+        metrics.answered(time.perf_counter() - self._arrived)
 
     async def _settle(self) -> None:
         """Leave the watch; if a defer is on its way, let it complete first."""
@@ -282,10 +286,12 @@ class Reply:
         await self._settle()
         if self.interaction.response.is_done():
             await self.interaction.edit_original_response(**fields)
-        elif self.interaction.type is discord.InteractionType.component:
+            return True
+        if self.interaction.type is discord.InteractionType.component:
             await update_message(self.interaction, **fields)
         else:
             await self.interaction.response.edit_message(**fields)
+        metrics.answered(time.perf_counter() - self._arrived)
         return True
 
     async def send(self, content: str, **fields: Any) -> None:
@@ -296,3 +302,4 @@ class Reply:
             await self.interaction.followup.send(content, ephemeral=True, **fields)
         else:
             await self.interaction.response.send_message(content, ephemeral=True, **fields)
+            metrics.answered(time.perf_counter() - self._arrived)

@@ -15,6 +15,7 @@ DEFAULT_DATABASE = Path("data") / "cardtable.db"
 # Three base64url parts separated by dots: the shape of every Discord bot token.
 TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}$")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("", "0", "false", "no", "off")
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -77,6 +78,13 @@ class Settings:
     # DISCORD_API_BASE: a rate-limiting REST proxy every process talks to instead of
     # https://discord.com (nirn-proxy); None talks to Discord directly.
     api_base: str | None = None
+    # CARDTABLE_METRICS_PORT: serve Prometheus metrics, /livez and /readyz on this port
+    # (None: no metrics server, and nothing recorded); CARDTABLE_METRICS_HOST: the address
+    # it binds to (only this machine by default).
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
+    # CARDTABLE_LOG_FORMAT: "text" (one readable line) or "json" (one object a line).
+    log_format: str = "text"
 
     @property
     def lane_rate(self) -> float:
@@ -92,7 +100,9 @@ class Settings:
             f"owner_ids={sorted(self.owner_ids)!r}, http_debug={self.http_debug!r}, "
             f"shard_count={self.shard_count!r}, shard_ids={self.shard_ids!r}, "
             f"ai_workers={self.ai_workers!r}, rest_rate={self.rest_rate!r}, "
-            f"rest_share={self.rest_share!r}, api_base={self.api_base!r})"
+            f"rest_share={self.rest_share!r}, api_base={self.api_base!r}, "
+            f"metrics_port={self.metrics_port!r}, metrics_host={self.metrics_host!r}, "
+            f"log_format={self.log_format!r})"
         )
 
 
@@ -411,6 +421,24 @@ def api_base(environ: Mapping[str, str]) -> str | None:
     return raw
 
 
+def metrics_port(environ: Mapping[str, str]) -> int | None:
+    """CARDTABLE_METRICS_PORT: the metrics server's TCP port (unset: no server)."""
+    raw = environ.get("CARDTABLE_METRICS_PORT", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise ConfigError(f"CARDTABLE_METRICS_PORT must be a TCP port (1-65535), not {raw!r}")
+    return int(raw)
+
+
+def log_format(environ: Mapping[str, str]) -> str:
+    """CARDTABLE_LOG_FORMAT: text (the default) or json."""
+    raw = environ.get("CARDTABLE_LOG_FORMAT", "").strip().lower() or "text"
+    if raw not in LOG_FORMATS:
+        raise ConfigError(f"CARDTABLE_LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}")
+    return raw
+
+
 def load_settings(
     environ: MutableMapping[str, str] | None = None,
     dotenv: Path | None = Path(".env"),
@@ -446,6 +474,9 @@ def load_settings(
         rest_rate=_positive_number(environ, "CARDTABLE_REST_RATE", DEFAULT_REST_RATE),
         rest_share=rest_share(environ),
         api_base=api_base(environ),
+        metrics_port=metrics_port(environ),
+        metrics_host=environ.get("CARDTABLE_METRICS_HOST", "").strip() or "127.0.0.1",
+        log_format=log_format(environ),
     )
 
 

@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Coroutine, Sequence
 from typing import Any, TypeVar
 
+from bot import metrics
 from bot.records.results import GameResult
 from bot.storage import work
 from bot.storage.rows import (
@@ -90,8 +91,9 @@ class Storage(ABC):
             return
         self.down_since = time.time() if since is None else since
         self.outages += 1
-        # repr for an error without a message (a save's TimeoutError said nothing).
-        log.error("the database is unavailable: %s", str(error) or repr(error))
+        # The driver's traceback once per outage (repr for an error without a message: a
+        # save's TimeoutError said nothing); what is refused meanwhile logs a line.
+        log.error("the database is unavailable: %s", str(error) or repr(error), exc_info=error)
         if self.on_availability is not None:
             self.on_availability(False)
 
@@ -176,12 +178,13 @@ class Storage(ABC):
             if not self.may_try():
                 raise DatabaseUnavailable("the database is unavailable; nothing was sent")
             self._tried_at = time.monotonic()
-        started = time.time()
+        started, began = time.time(), time.perf_counter()
         try:
             await self._save(record, move, expected, started, result, written)
         except (DatabaseUnavailable, TimeoutError) as error:
             self.mark_down(error, since=started)
             raise
+        metrics.saved(time.perf_counter() - began)
         self.mark_up()
         record.revision = expected + 1
 

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any
 
+from bot import metrics
 from bot.engines.contract import GameEngine
 from bot.engines.errors import IllegalMove
 from bot.records.results import GameResult, PlayerResult
@@ -642,14 +643,16 @@ class TableSession:
             await self.reload()
             raise SaveFailed() from error
         except DatabaseUnavailable as error:
-            log.warning(
+            # The storage logs the outage once (with the driver's traceback) and its end;
+            # each refused change adds only this, at DEBUG: during an outage every click
+            # and timer is refused, and a traceback each grew the log by a megabyte in two
+            # minutes. The click's answer logs one line of its own (bot.client.replies).
+            log.debug(
                 "could not save %s table %s (revision %s): %s",
                 self.spec.name,
                 self.id,
                 expected,
                 error,
-                # The driver's error once per attempt; a save refused at once has none.
-                exc_info=error.__cause__ is not None,
             )
             raise DatabaseDown() from error
         except Exception as error:
@@ -673,6 +676,7 @@ class TableSession:
             if stood is None:
                 raise SaveFailed() from error
         self._swap(draft)
+        metrics.moved(self.spec.name)
         published = False
         if then is not None:
             try:
@@ -725,17 +729,20 @@ class TableSession:
                 expected + 1,
             )
             draft.record.revision = expected + 1
+            metrics.settled("went_through")
             changes = stored.meta.get("rating_changes")
             if changes:
                 draft.record.meta["rating_changes"] = changes
             return draft
         if stored is not None and stored.revision == expected:
+            metrics.settled("did_not")
             log.warning(
                 "the unanswered save of %s table %s did not go through; nothing changed",
                 self.spec.name,
                 self.id,
             )
             return None
+        metrics.settled("did_not")
         log.warning(
             "%s table %s holds another writer's revision: reloading it", self.spec.name, self.id
         )

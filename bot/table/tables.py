@@ -11,17 +11,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from bot import metrics
 from bot.storage import BrokenRow, ChannelBusy, DatabaseUnavailable, Storage, TableRecord
 from bot.table.errors import DatabaseDown, UserError
 from bot.table.meta import TableMeta
 from bot.table.session import Draft, TableSession, game_result
 from bot.table.shards import ShardSet, shard_of
 from bot.table.spec import GameSpec, Letter
-from bot.table.thinking import ThinkingPool
+from bot.table.thinking import ThinkingPool, game_of
 from bot.table.timers import TimedEvent, Timers
 
 log = logging.getLogger(__name__)
@@ -457,7 +459,10 @@ class Tables:
         view = engine.view(player)
         if level not in session.spec.searching_levels:
             # A rule of thumb: cheaper here than a round trip to a worker.
-            return session.spec.choose(view, level, random.Random(seed), memory)
+            began = time.thread_time()
+            action = session.spec.choose(view, level, random.Random(seed), memory)
+            metrics.decided(game_of(session.spec.choose), level, time.thread_time() - began)
+            return action
         # A search: in a worker process, so the loop stays free for other tables. The
         # worker thinks on a copy of the memory and sends back the one it updated.
         action, session.memory[player] = await self.thinking.search(

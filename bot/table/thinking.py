@@ -28,6 +28,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from bot import metrics
+
 log = logging.getLogger(__name__)
 
 # A computer's choice: (the seat's own view, level, seeded rng, the seat's memory).
@@ -81,6 +83,22 @@ def think(choose: Choose, view: Any, level: str, seed: str, memory: Any) -> tupl
 def think_by_name(ref: ChooseRef, view: Any, level: str, seed: str, memory: Any) -> tuple[Any, Any]:
     """One decision in a worker process, by the choose function's name."""
     return think(resolve(ref), view, level, seed, memory)
+
+
+def think_timed(
+    ref: ChooseRef | Choose, view: Any, level: str, seed: str, memory: Any
+) -> tuple[tuple[Any, Any], float]:
+    """One decision (by name in a worker, or the function in a thread) and the CPU it took
+    in the thread that thought it (the metrics are kept by the bot, not the worker)."""
+    choose = resolve(ref) if isinstance(ref, tuple) else ref
+    began = time.thread_time()
+    result = think(choose, view, level, seed, memory)
+    return result, time.thread_time() - began
+
+
+def game_of(choose: Choose) -> str:
+    """The metrics' game label of a choose function: its module's last name (bounded)."""
+    return str(getattr(choose, "__module__", "") or "unknown").rsplit(".", 1)[-1]
 
 
 def leave_with(parent: int, every: float = PARENT_CHECK_SECONDS) -> None:
@@ -230,6 +248,7 @@ class ThinkingPool:
                 process.kill()  # a stuck search never ends by itself
             broken.shutdown(wait=False, cancel_futures=True)
             self.replacements += 1
+            metrics.pool_restarted()
             self._executor = None
             try:
                 self._executor = await self._open()
@@ -257,10 +276,11 @@ class ThinkingPool:
             try:
                 async with self._slots:
                     task = asyncio.get_running_loop().run_in_executor(
-                        executor, think_by_name, ref, view, level, seed, memory
+                        executor, think_timed, ref, view, level, seed, memory
                     )
-                    result: tuple[Any, Any] = await asyncio.wait_for(task, self.timeout)
+                    result, cpu = await asyncio.wait_for(task, self.timeout)
                 self.answered += 1
+                metrics.decided(game_of(choose), level, cpu)
                 return result
             except (BrokenProcessPool, TimeoutError) as error:
                 log.warning(
@@ -276,7 +296,9 @@ class ThinkingPool:
                 break  # the pool was closed meanwhile: think here
         if ref is not None and attempt:
             log.error("no thinking worker answered for %s; thinking in the bot's process", seed)
-        return await asyncio.to_thread(think, choose, view, level, seed, memory)
+        result, cpu = await asyncio.to_thread(think_timed, choose, view, level, seed, memory)
+        metrics.decided(game_of(choose), level, cpu)
+        return result
 
     async def close(self) -> None:
         """Stop the workers once their searches in progress end; later searches think here."""

@@ -14,11 +14,12 @@ def load_run() -> ModuleType:
     return load("load/run", name="load_run")
 
 
-@pytest.mark.parametrize("mode", ["cardtable", "lean+DM+save"])
+@pytest.mark.parametrize("mode", ["cardtable", "metrics", "lean+DM+save"])
 async def test_tables_play_on_the_wire(mode: str) -> None:
     """Against the fake Discord over loopback, with discord.py's own webhook adapter and
     HTTP client: every click answered, the clickers' DMs edited in place (cardtable's
-    never more than one edit per chip change), no errors, nothing deferred."""
+    never more than one edit per chip change), no errors, nothing deferred; "metrics" is
+    cardtable with its metrics server on, scraped during the run (each scrape checked)."""
     run = load_run()
     result = await run.run_once(
         mode, tables=2, seconds=1.5, warmup=0.5, seed=15, profile=None, pictures=False
@@ -26,7 +27,7 @@ async def test_tables_play_on_the_wire(mode: str) -> None:
     assert result.clicks > 20
     assert result.errors == 0 and result.deferred == 0
     assert result.requests["interaction callback"] >= result.clicks
-    if mode == "cardtable":
+    if mode in ("cardtable", "metrics"):
         # The living DMs go through the lane, latest state winning: one start letter per
         # player and game, and at most one edit per chip change and per game's end (a
         # queued edit that a newer state replaced is not sent). How far edits coalesce

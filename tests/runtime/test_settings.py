@@ -98,6 +98,9 @@ def test_parse_dotenv_example_file() -> None:
         "CARDTABLE_REST_RATE",
         "CARDTABLE_REST_SHARE",
         "DISCORD_API_BASE",
+        "CARDTABLE_LOG_FORMAT",
+        "CARDTABLE_METRICS_PORT",
+        "CARDTABLE_METRICS_HOST",
     }
 
 

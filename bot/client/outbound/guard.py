@@ -27,6 +27,7 @@ from typing import Any
 
 import aiohttp
 
+from bot import metrics
 from bot.client.outbound.lane import Priority, SendGate
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,11 @@ class InvalidRequests:
         """Refused requests in the last WINDOW seconds."""
         self._forget(self._clock())
         return len(self._times)
+
+    @property
+    def level(self) -> int:
+        """The level reached (an index into LEVELS), -1 while nothing is held back."""
+        return self._level
 
     def _forget(self, now: float) -> None:
         times = self._times
@@ -117,11 +123,13 @@ class InvalidRequests:
             # Interaction answers carry no bot token: exempt from the global limit.
             if gate is not None and "Authorization" in params.headers:
                 await gate.take(urgent=params.url.path.endswith(DM_OPEN_PATH))
+                metrics.rest_sent()
 
         async def on_request_end(
             session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestEndParams
         ) -> None:
             response = params.response
+            metrics.rest_answer(response.status, response.headers.get("X-RateLimit-Scope"))
             # A 401 without the bot's token is an interaction's or webhook's (a stale token
             # of a click): it says nothing of the bot's own token.
             self.note(

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, TypeVar
 
+from bot import metrics
+
 log = logging.getLogger(__name__)
 
 # Requests a second by default: below Discord's 50, leaving room for what does not go
@@ -315,6 +317,8 @@ class Lane:
             del self._queues[job.priority][job.key]
             self._tokens -= job.cost
             self.started[job.priority] += 1
+            if job.priority is Priority.DM:
+                metrics.dm_waited(now - job.due)
             if job.group is not None:
                 self._group_running[job.group] = self._group_running.get(job.group, 0) + 1
             self._running[job.key] = asyncio.get_running_loop().create_task(self._run(job))

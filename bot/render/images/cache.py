@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from bot import metrics
 
 FILENAME = "table-picture.png"
 
@@ -62,7 +65,9 @@ class PictureCache:
         png = self.get(picture.key)
         if png is not None:
             return png
+        began = time.thread_time()  # the painter thread's own CPU
         png = picture.paint(picture.scene)
+        metrics.painted(time.thread_time() - began)
         with self._lock:
             self.painted += 1
             old = self._pngs.pop(picture.key, None)

@@ -77,13 +77,14 @@ def _cards_line(cards: tuple[int, ...], locale: object) -> str:
 def game_embed(
     facts: TableFacts, game: PlayerView, locale: object, *, pictures: bool = False
 ) -> discord.Embed:
-    """The live table in a phone's screen: the card and its chips first, then (unless the
-    picture shows them) whose turn, the pile and one line per player; the last move."""
+    """The live table in a phone's screen: the card and its chips first, then whose turn;
+    without a picture the pile and one line per player, with one the open chips (the
+    picture shows only what a take changes); the last move."""
     embed = discord.Embed(
         title=heading(game.current_card, game.chips_on_card, locale), colour=COLOUR
     )
     embed.set_author(name=t("nothanks.game.title", locale))
-    lines = [] if pictures else table_lines(facts, game, locale)
+    lines = moving_lines(facts, game, locale) if pictures else table_lines(facts, game, locale)
     last = history_lines(facts, game, locale)[-1:]
     if last:
         lines.append(t("nothanks.game.last_move", locale, move=last[0]))
@@ -101,6 +102,20 @@ def game_embed(
         )
     )
     return embed
+
+
+def moving_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[str]:
+    """What changes with every move, beside the picture: whose turn, and with open chips
+    everyone's chips ('🪙 Ana 11 · Ben 9')."""
+    lines = [t("nothanks.game.turn", locale, player=facts.mention(game.active_player or ""))]
+    if game.open_chips:
+        counts = " · ".join(
+            f"{facts.short_name(player)} {game.chips[player]}"
+            for player in game.players
+            if game.chips[player] is not None
+        )
+        lines.append(f"🪙 {counts}")
+    return lines
 
 
 def table_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[str]:
@@ -122,10 +137,15 @@ def table_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[str
 
 
 def table_alt(facts: TableFacts, game: PlayerView, locale: object) -> str:
-    """The whole table as plain text, for the picture's alt text (screen readers)."""
-    lines = [heading(game.current_card, game.chips_on_card, locale)]
-    lines += table_lines(facts, game, locale)
-    lines += history_lines(facts, game, locale)[-1:]
+    """What the table picture shows, as plain text for its alt text (screen readers): the
+    card, the pile and every player's cards and points. Only what a take changes, like
+    the picture, so a pass keeps both; the chips and the turn are in the message text."""
+    lines = [t("images.alt.nothanks_card", locale, card=game.current_card)]
+    lines.append(t("nothanks.game.pile", locale, count=game.cards_left))
+    lines += [
+        f"{facts.short_name(player)} — {_player_cards(game, player, locale)}"
+        for player in game.players
+    ]
     return alt_text(facts, t("images.alt.nothanks", locale), lines)
 
 

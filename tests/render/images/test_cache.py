@@ -12,18 +12,32 @@ from bot.render.images.cache import Picture, PictureCache
 from tests.render.images.scenes import facts, nothanks_game
 
 
-def picture_at(moves: int, locale: str = "en") -> Picture:
-    """The table picture of a fixed game after ``moves`` moves."""
-    game = nothanks_game(4, moves, open_chips=False)
+def picture_at(takes: int, locale: str = "en") -> Picture:
+    """The table picture of a fixed game once ``takes`` cards were taken (the picture
+    shows the card, the pile and the hands, which only a take changes)."""
+    moves = 0
+    while sum(map(len, (game := nothanks_game(4, moves, open_chips=False)).cards)) < takes:
+        moves += 1
     scene = pictures.table_scene(facts("nothanks", 4), game.view(None), locale)
     return Picture(scene, pictures.table_png, "alt")
 
 
 def test_key_is_what_the_picture_shows() -> None:
-    """Equal states give equal keys; another move, another language, another key."""
+    """Equal states give equal keys; another card taken, another language, another key;
+    a pass (chips and turn, which the text says) the same key."""
     assert picture_at(5).key == picture_at(5).key
     assert picture_at(5).key != picture_at(6).key
     assert picture_at(5).key != picture_at(5, "de").key
+    game = nothanks_game(4, 0, open_chips=True)
+    before = pictures.table_scene(facts("nothanks", 4), game.view(None), "en")
+    player = game.active_player
+    assert player is not None
+    game.apply(player, game.legal_actions(player)[1])  # No thanks!
+    after = pictures.table_scene(facts("nothanks", 4), game.view(None), "en")
+    assert (
+        Picture(after, pictures.table_png, "alt").key
+        == Picture(before, pictures.table_png, "alt").key
+    )
 
 
 def test_one_state_is_painted_once() -> None:

@@ -17,7 +17,7 @@ from bot.client.publishing import TablePicture
 from bot.render.images import cards
 from bot.render.images import nothanks as nothanks_pictures
 from bot.render.images import rage as rage_pictures
-from bot.render.images.cache import FILENAME
+from bot.render.images.cache import FILENAME, PictureCache
 from bot.render.table import public_picture
 from tests.e2e.helpers import choose, open_table
 from tests.e2e.test_cardtable_cog import setup_guild
@@ -82,7 +82,7 @@ async def test_an_unchanged_picture_is_not_uploaded_again(simcord_env: Env) -> N
     await simcord_env.bot.publisher.tables.show(table.session)
     await simcord_env.bot.publisher.tables.show(table.session)
     assert table.message.attachments[0].id == before
-    assert simcord_env.bot.publisher.pictures.painted == painted  # served from the cache
+    assert simcord_env.bot.publisher.pictures.painted == painted  # carried: not painted
     await table.click(table.active(), "Take")
     assert table.message.attachments[0].id != before
 
@@ -119,10 +119,13 @@ async def test_a_pass_paints_nothing_and_uploads_nothing(
 ) -> None:
     """A No thanks! changes the chips and whose turn it is, which the text says; the
     picture (card, pile, hands) and its alt text stay true, so the click's answer paints
-    nothing, uploads nothing and the message keeps its attachment."""
+    nothing (not even from the cache), uploads nothing and the message keeps its
+    attachment."""
     table = await open_table(simcord_env, 4, open_chips=True)
     before = table.message.attachments[0]
     counts = PaintAndUpload(monkeypatch)
+    # Even once the cache has let the picture go (many tables), the message carries it.
+    simcord_env.bot.publisher.pictures.cache = PictureCache()
     passer = table.active()
     result = await table.click(passer, "No thanks!")
     assert result.acknowledged and not result.followups

@@ -48,12 +48,18 @@ class TablePicture:
     upload_key: str = field(init=False)
 
     def __post_init__(self) -> None:
-        digest = hashlib.sha256(f"{self.key}\n{self.alt}".encode()).hexdigest()
-        object.__setattr__(self, "upload_key", digest[:32])
+        object.__setattr__(self, "upload_key", upload_key(self.key, self.alt))
 
     def file(self) -> discord.File:
         """A fresh upload of the picture (a File can be sent only once)."""
+        if not self.png:
+            raise ValueError("a picture a message already carries was not painted to upload")
         return discord.File(io.BytesIO(self.png), filename=FILENAME, description=self.alt)
+
+
+def upload_key(key: str, alt: str) -> str:
+    """What a message carrying a picture must match: the picture's key and its alt text."""
+    return hashlib.sha256(f"{key}\n{alt}".encode()).hexdigest()[:32]
 
 
 class Pictures:
@@ -139,6 +145,11 @@ class Pictures:
             fields["attachments"] = [picture.file()]
         # Unchanged: no upload; the message keeps the attachment it already has.
         return fields
+
+    def carried(self, message_id: int, picture: Picture) -> bool:
+        """Whether the message is known to carry this picture with this alt text already
+        (then an edit keeps it, and it need not even be painted)."""
+        return self._carried.get(message_id, _UNKNOWN) == upload_key(picture.key, picture.alt)
 
     def carries(self, message_id: int, picture: TablePicture | None) -> None:
         """Note which picture a message now carries (after a successful send or edit)."""

@@ -200,13 +200,14 @@ async def test_a_picture_that_cannot_be_painted_leaves_the_text_table(
     with the table it happened at."""
     table = await open_table(simcord_env, 3)
 
-    def broken(scene: Any) -> bytes:
+    def broken(image: Any) -> bytes:
         raise OSError("no fonts today")
 
-    monkeypatch.setattr(nothanks_pictures, "table_png", broken)
+    monkeypatch.setattr(cards, "to_png", broken)  # whatever the painter, it fails
+    simcord_env.bot.publisher.pictures.cache = PictureCache()
     move = table.game.move_number
     with caplog.at_level(logging.ERROR, logger="bot.client.publishing.tables"):
-        result = await table.click(table.active(), choose(table.game))
+        result = await table.click(table.active(), "Take")  # a new card: a new picture
     assert not result.ephemeral
     assert table.game.move_number == move + 1
     assert picture_of(simcord_env, table.message) is None

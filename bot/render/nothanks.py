@@ -149,52 +149,6 @@ def table_alt(facts: TableFacts, game: PlayerView, locale: object) -> str:
     return alt_text(facts, t("images.alt.nothanks", locale), lines)
 
 
-@translated_text
-def live_picture(
-    locale: object,
-    card: int | None,
-    pile: int,
-    seats: tuple[tuple[str, str | None, str | None, tuple[int, ...]], ...],
-) -> Picture:
-    """The live table's picture (scene, key and alt text) from exactly what it shows: the
-    card, the pile and each seat's (player, name, computer level, cards).
-
-    Cached: every No thanks! shows the same, so its click looks the picture up instead of
-    making the scene, its key and its alt text again. Built from these values alone (a
-    view and facts holding nothing else), so a cached picture cannot carry anything else.
-    """
-    players = [seat[0] for seat in seats]
-    facts = TableFacts(
-        id=0,
-        game="nothanks",
-        status="running",
-        host_id=0,
-        seats=(),
-        options={},
-        names={player: name for player, name, _, _ in seats if name is not None},
-        computers={player: level for player, _, level, _ in seats if level is not None},
-        min_players=0,
-        max_players=0,
-    )
-    view = PlayerView(
-        viewer=None,
-        players=players,
-        open_chips=False,
-        current_card=card,
-        chips_on_card=0,
-        cards_left=pile,
-        active_player=None,
-        cards={player: list(cards) for player, _, _, cards in seats},
-        chips=dict.fromkeys(players),
-        move_number=0,
-        is_over=False,
-        removed=None,
-        history=[],
-    )
-    scene = pictures.table_scene(facts, view, locale)
-    return Picture(scene, pictures.table_png, table_alt(facts, view, locale))
-
-
 def final_embed(facts: TableFacts, game: PlayerView, locale: object) -> discord.Embed:
     """The final scoreboard: runs, card points, chips, total and rank; the removed cards."""
     # At the end every chip is public, so the view holds all a scoreboard needs.
@@ -444,3 +398,49 @@ class NoThanksRenderer:
     def describe(self, name: str, value: object, facts: TableFacts, locale: object) -> str | None:
         """No Thanks! details (card numbers) read as they are."""
         return None
+
+
+@translated_text
+def live_picture(
+    locale: object,
+    card: int | None,
+    pile: int,
+    seats: tuple[tuple[str, str | None, str | None, tuple[int, ...]], ...],
+) -> Picture:
+    """The live table's picture (scene, key and alt text) from exactly what it shows: the
+    card, the pile and each seat's (player, name, computer level, cards).
+
+    Cached: every No thanks! shows the same, so its click looks the picture up instead of
+    making the scene, its key and its alt text again. Built from these values alone (a
+    view and facts holding nothing else), so a cached picture cannot carry anything else.
+    """
+    players = [seat[0] for seat in seats]
+    facts = TableFacts(
+        id=0,
+        game="nothanks",
+        status="running",
+        host_id=0,
+        seats=(),
+        options={},
+        names={player: name for player, name, _, _ in seats if name is not None},
+        computers={player: level for player, _, level, _ in seats if level is not None},
+        min_players=0,
+        max_players=0,
+    )
+    view = PlayerView(
+        viewer=None,
+        players=players,
+        open_chips=False,
+        current_card=card,
+        chips_on_card=0,
+        cards_left=pile,
+        active_player=None,
+        cards={player: list(cards) for player, _, _, cards in seats},
+        chips=dict.fromkeys(players),
+        move_number=0,
+        is_over=False,
+        removed=None,
+        history=[],
+    )
+    scene = pictures.table_scene(facts, view, locale)
+    return Picture(scene, pictures.table_png, table_alt(facts, view, locale))

@@ -18,14 +18,14 @@ interleaved; the medians are reported):
   baseline and lean+DM.
 
 The driver opens one No Thanks! table per guild the way people do (``/nothanks start``,
-two Join clicks, Start), follows each game with its own copy of the engine (the state read
-once from the bot's database after Start), and clicks Take or No thanks! for whoever is
-to play, as fast as answers come back: one outstanding click per table. A finished game
-is followed by a new one in the same channel. After a warm-up, it measures for
-``--seconds``: clicks answered per second, click-to-answer latency (INTERACTION_CREATE
-sent → interaction callback received), the bot's CPU time (user + system, from
-/proc/<pid>/stat) per interaction answered (and how much of it the event loop's thread
-used), and RSS with N tables running minus RSS idle.
+a Join click per other player (``--players``, 3 by default), Start), follows each game with
+its own copy of the engine (the state read once from the bot's database after Start), and
+clicks Take or No thanks! for whoever is to play, as fast as answers come back: one
+outstanding click per table. A finished game is followed by a new one in the same channel.
+After a warm-up, it measures for ``--seconds``: clicks answered per second,
+click-to-answer latency (INTERACTION_CREATE sent → interaction callback received), the
+bot's CPU time (user + system, from /proc/<pid>/stat) per interaction answered (and how
+much of it the event loop's thread used), and RSS with N tables running minus RSS idle.
 
 Database and processes: SQLite in one process by default; ``--database-url
 postgresql://…`` runs the bot on that PostgreSQL server, ``--postgres`` on a throw-away
@@ -371,7 +371,7 @@ class Driver:
     async def open_game(
         self, guild: FakeGuild, users: list[int]
     ) -> tuple[dict[str, Any], int, NoThanksGame]:
-        """`/nothanks start`, two Joins and Start; the table's message, id and game."""
+        """`/nothanks start`, a Join per other player, Start; the table's message, id, game."""
         callback, _ = await self.interact(guild, slash(guild, users[0], GAME, "start"))
         message = callback.message or {}
         table_id = self.table_id_in(message)
@@ -1253,6 +1253,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument(
+        "--players", type=int, default=3, help="people at each table (2-7; default 3)"
+    )
+    parser.add_argument(
         "--processes",
         type=int,
         default=1,
@@ -1312,8 +1315,11 @@ def parse_args() -> argparse.Namespace:
         " commit) in the same rounds, as 'previous': its row's ratio is before/after",
     )
     args = parser.parse_args()
-    global GAME
+    global GAME, PLAYERS
     GAME = args.game
+    if not 2 <= args.players <= 7:
+        parser.error("--players: No Thanks! and Rage tables here seat 2 to 7 people")
+    PLAYERS = args.players
     if args.previous is not None:
         script = entry_point(args.previous)
         if not script.is_file():

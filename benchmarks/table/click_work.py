@@ -7,6 +7,12 @@ made into the callback's payload), the living DM's text, and the next timed even
 is timed over the positions of whole games of three people (the load run's tables), in
 microseconds of CPU per move, best of ``--repeat`` passes (the machine is shared).
 
+Then the table picture's work per move, as the table message makes it with pictures on
+(``--pictures``): the picture's scene, key and alt text every move, and painting only when
+what it shows changed. Over the positions of the games in order, it prints the CPU per
+move whose picture did not change (the quick path: no Pillow work, nothing to upload) and
+per move that repaints, and how many moves repaint.
+
 Run: ``uv run python benchmarks/table/click_work.py [--games 20 --repeat 5] [--only PART]``
 
 CPU time on a shared machine drifts by a third from one run to the next; for a figure
@@ -32,11 +38,13 @@ import discord
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from bot.client.publishing.pictures import TablePicture
 from bot.client.replies import message_update_params
 from bot.engines.nothanks import PASS, TAKE, Move, NoThanksGame
 from bot.games.nothanks import SPEC
+from bot.render.images.cache import PictureCache
 from bot.render.nothanks import NoThanksRenderer
-from bot.render.table import public_message
+from bot.render.table import public_message, public_picture
 from bot.storage import Storage, TableRecord
 from bot.table.session import Draft, TableSession
 from bot.table.timers import next_event
@@ -130,6 +138,37 @@ def timed(work: Callable[[TableSession], object], tables: list[TableSession], re
     return 1e6 * best / len(tables)
 
 
+def picture_work(tables: list[TableSession]) -> None:
+    """Print the picture's CPU per move, quick path and repaint apart, over the positions
+    in order (each game's moves one after another, as a table sees them)."""
+    cache = PictureCache()
+    quick: list[float] = []
+    repaint: list[float] = []
+    previous = None
+    for session in tables:
+        started = time.thread_time()
+        fields = public_message(session.public(), SPEC.renderer, LOCALE, pictures=True)
+        picture = public_picture(session.public(), SPEC.renderer, LOCALE)
+        assert picture is not None and fields.get("embed") is not None
+        png = cache.get(picture.key)
+        painted = png is None
+        if png is None:
+            png = cache.paint(picture)
+        upload = TablePicture(picture.key, png, picture.alt).upload_key
+        (repaint if painted else quick).append(time.thread_time() - started)
+        # A message keeps its picture while the upload key stays: then nothing is sent.
+        assert painted or upload == previous, "an unchanged picture with another alt text"
+        previous = upload
+    moves = len(quick) + len(repaint)
+    print(f"table message with its picture ({moves} moves in order):")
+    for name, spent in (("quick path", quick), ("repaint", repaint)):
+        micros = 1e6 * sum(spent) / max(1, len(spent))
+        share = len(spent) / moves
+        print(f"  {name:<24} {micros:8.1f} µs a move, {len(spent)} moves ({share:.0%})")
+    mean = 1e6 * (sum(quick) + sum(repaint)) / moves
+    print(f"  {'per move on average':<24} {mean:8.1f}")
+
+
 PARTS: dict[str, Callable[[TableSession], object]] = {
     "draft and engine move": move,
     "table message payload": table_payload,
@@ -144,6 +183,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", choices=PARTS, default=None, help="time one part alone")
+    parser.add_argument(
+        "--pictures", action="store_true", help="also the table picture's work per move"
+    )
     args = parser.parse_args()
     tables = sessions(args.games)
     parts = {name: work for name, work in PARTS.items() if args.only in (None, name)}
@@ -156,6 +198,8 @@ def main() -> None:
         total += micros
         print(f"  {name:<24} {micros:8.1f}")
     print(f"  {'in all':<24} {total:8.1f}")
+    if args.pictures:
+        picture_work(tables)
 
 
 if __name__ == "__main__":

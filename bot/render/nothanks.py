@@ -77,13 +77,14 @@ def _cards_line(cards: tuple[int, ...], locale: object) -> str:
 def game_embed(
     facts: TableFacts, game: PlayerView, locale: object, *, pictures: bool = False
 ) -> discord.Embed:
-    """The live table in a phone's screen: the card and its chips first, then (unless the
-    picture shows them) whose turn, the pile and one line per player; the last move."""
+    """The live table in a phone's screen: the card and its chips first, then whose turn;
+    without a picture the pile and one line per player, with one the open chips (the
+    picture shows only what a take changes); the last move."""
     embed = discord.Embed(
         title=heading(game.current_card, game.chips_on_card, locale), colour=COLOUR
     )
     embed.set_author(name=t("nothanks.game.title", locale))
-    lines = [] if pictures else table_lines(facts, game, locale)
+    lines = moving_lines(facts, game, locale) if pictures else table_lines(facts, game, locale)
     last = history_lines(facts, game, locale)[-1:]
     if last:
         lines.append(t("nothanks.game.last_move", locale, move=last[0]))
@@ -101,6 +102,20 @@ def game_embed(
         )
     )
     return embed
+
+
+def moving_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[str]:
+    """What changes with every move, beside the picture: whose turn, and with open chips
+    everyone's chips ('🪙 Ana 11 · Ben 9')."""
+    lines = [t("nothanks.game.turn", locale, player=facts.mention(game.active_player or ""))]
+    if game.open_chips:
+        counts = " · ".join(
+            f"{facts.short_name(player)} {game.chips[player]}"
+            for player in game.players
+            if game.chips[player] is not None
+        )
+        lines.append(f"🪙 {counts}")
+    return lines
 
 
 def table_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[str]:
@@ -122,10 +137,15 @@ def table_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[str
 
 
 def table_alt(facts: TableFacts, game: PlayerView, locale: object) -> str:
-    """The whole table as plain text, for the picture's alt text (screen readers)."""
-    lines = [heading(game.current_card, game.chips_on_card, locale)]
-    lines += table_lines(facts, game, locale)
-    lines += history_lines(facts, game, locale)[-1:]
+    """What the table picture shows, as plain text for its alt text (screen readers): the
+    card, the pile and every player's cards and points. Only what a take changes, like
+    the picture, so a pass keeps both; the chips and the turn are in the message text."""
+    lines = [t("images.alt.nothanks_card", locale, card=game.current_card)]
+    lines.append(t("nothanks.game.pile", locale, count=game.cards_left))
+    lines += [
+        f"{facts.short_name(player)} — {_player_cards(game, player, locale)}"
+        for player in game.players
+    ]
     return alt_text(facts, t("images.alt.nothanks", locale), lines)
 
 
@@ -340,8 +360,16 @@ class NoThanksRenderer:
         if public.is_over:
             final = pictures.final_scene(facts, public, locale)
             return Picture(final, pictures.final_png, t("images.alt.nothanks_final", locale))
-        scene = pictures.table_scene(facts, public, locale)
-        return Picture(scene, pictures.table_png, table_alt(facts, public, locale))
+        seats = tuple(
+            (
+                player,
+                facts.names.get(player),
+                facts.computers.get(player),
+                tuple(public.cards[player]),
+            )
+            for player in public.players
+        )
+        return live_picture(locale, public.current_card, public.cards_left, seats)
 
     def private(self, facts: TableFacts, view: PlayerView, locale: object) -> MessageFields:
         """A player's chips, cards and score, within Discord's limits."""
@@ -370,3 +398,49 @@ class NoThanksRenderer:
     def describe(self, name: str, value: object, facts: TableFacts, locale: object) -> str | None:
         """No Thanks! details (card numbers) read as they are."""
         return None
+
+
+@translated_text
+def live_picture(
+    locale: object,
+    card: int | None,
+    pile: int,
+    seats: tuple[tuple[str, str | None, str | None, tuple[int, ...]], ...],
+) -> Picture:
+    """The live table's picture (scene, key and alt text) from exactly what it shows: the
+    card, the pile and each seat's (player, name, computer level, cards).
+
+    Cached: every No thanks! shows the same, so its click looks the picture up instead of
+    making the scene, its key and its alt text again. Built from these values alone (a
+    view and facts holding nothing else), so a cached picture cannot carry anything else.
+    """
+    players = [seat[0] for seat in seats]
+    facts = TableFacts(
+        id=0,
+        game="nothanks",
+        status="running",
+        host_id=0,
+        seats=(),
+        options={},
+        names={player: name for player, name, _, _ in seats if name is not None},
+        computers={player: level for player, _, level, _ in seats if level is not None},
+        min_players=0,
+        max_players=0,
+    )
+    view = PlayerView(
+        viewer=None,
+        players=players,
+        open_chips=False,
+        current_card=card,
+        chips_on_card=0,
+        cards_left=pile,
+        active_player=None,
+        cards={player: list(cards) for player, _, _, cards in seats},
+        chips=dict.fromkeys(players),
+        move_number=0,
+        is_over=False,
+        removed=None,
+        history=[],
+    )
+    scene = pictures.table_scene(facts, view, locale)
+    return Picture(scene, pictures.table_png, table_alt(facts, view, locale))

@@ -239,23 +239,51 @@ def scores_message(facts: TableFacts, state: RageView, locale: object) -> Messag
     return fit({"embed": embed})
 
 
-def table_alt(facts: TableFacts, state: RageView, locale: object, *, sheet: bool = False) -> str:
-    """The whole table as plain text, for the picture's alt text (screen readers).
+def trick_alt(
+    facts: TableFacts, state: RageView, scene: pictures.TrickScene, locale: object
+) -> str:
+    """What the trick picture shows, as plain text for its alt text (screen readers): the
+    trick (or, between tricks, the last one and who took it), the trump and the led colour.
 
-    With ``sheet`` (the picture is the score sheet while a round is bid), the last scored
-    round as the sheet shows it (bid, tricks, bonus, points, total per player) follows.
+    Like the picture, it changes only with a card played: bids, tricks won and totals are
+    in the message text, so a bid uploads nothing. Whose turn it is in play, too.
     """
-    lines = [t("rage.game.title", locale, round=state.round), trump_line(state, locale)]
-    lines += trick_lines(facts, state, locale)
+    last = state.last_trick
+    # As the picture chooses (pictures.trick_scene): between tricks, the last one.
+    showing_last = not state.trick and state.phase is Phase.PLAYING
+    if showing_last and last is not None and last.round == state.round:
+        none = t("images.rage.none", locale)
+        trump = none if last.trump is None else colour_name(last.trump, locale)
+        lines = [scene.title, f"{scene.trump_label}: {trump}"]
+        if last.led is not None:
+            lines.append(t("rage.game.led", locale, colour=colour_name(last.led, locale)))
+        lines += last_trick_text(facts, last, locale).splitlines()
+    else:
+        lines = [scene.title, trump_line(state, locale), *trick_lines(facts, state, locale)]
+        if not scene.cards:
+            lines.append(scene.empty_label)
     if state.phase is Phase.PLAYING and state.players_to_act:
-        # The embed leaves the turn to the message's line: the alt text says it itself.
+        # In play the turn passes only with a card, which changes the picture anyway; the
+        # embed marks the row, the message's line is a mention: said here by name.
         lines.append(t("rage.game.turn", locale, player=facts.name(state.players_to_act[0])))
-    lines += [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
-    lines.append(latest_line(facts, state, locale) or "")
-    if not sheet:
-        return alt_text(facts, t("images.alt.rage_trick", locale), lines)
-    # Last, as it is what only the picture shows: cut first if the text is too long for
-    # Discord (1,024 characters; eight long names), never the lines the message says.
+    return alt_text(facts, t("images.alt.rage_trick", locale), lines)
+
+
+def table_alt(facts: TableFacts, state: RageView, locale: object) -> str:
+    """The live table picture's alt text: what the trick or the sheet shows."""
+    scene = pictures.table_scene(facts, state, locale)
+    if isinstance(scene, pictures.SheetScene):
+        return sheet_alt(facts, state, locale)
+    return trick_alt(facts, state, scene, locale)
+
+
+def sheet_alt(facts: TableFacts, state: RageView, locale: object) -> str:
+    """What the score sheet shows while a round is bid, for its alt text: the trump of the
+    round being bid and the last scored round (bid, tricks, bonus, points, total each).
+
+    The bids being made are in the message text, so a bid uploads nothing.
+    """
+    lines = [trump_line(state, locale)]
     summary = (round_summary(facts, state.score_sheet, locale) or "").splitlines()
     lines += [line.rstrip(":") for line in summary]
     return alt_text(facts, t("images.alt.rage_sheet_bidding", locale), lines)
@@ -559,13 +587,13 @@ class RageRenderer:
             scene = pictures.table_scene(facts, public, locale)
         if isinstance(scene, pictures.SheetScene):
             if public.outcome is None:
-                # The sheet while a round is bid: the message text has the round, the
-                # trump and the players' lines, the picture the trump and the last round.
-                alt = table_alt(facts, public, locale, sheet=True)
+                # The sheet while a round is bid: the picture shows the trump and the last
+                # round; the message text the bids being made.
+                alt = sheet_alt(facts, public, locale)
             else:
                 alt = f"{t('images.alt.rage_sheet', locale)} {scene.title}."
             return Picture(scene, pictures.sheet_png, alt)
-        return Picture(scene, pictures.trick_png, table_alt(facts, public, locale))
+        return Picture(scene, pictures.trick_png, trick_alt(facts, public, scene, locale))
 
     def private(self, facts: TableFacts, view: RageView, locale: object) -> MessageFields:
         """A player's hand with their legal choices."""

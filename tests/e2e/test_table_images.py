@@ -13,9 +13,12 @@ import discord
 import pytest
 from simcord import Env
 
+from bot.client.publishing import TablePicture
+from bot.render.images import cards
 from bot.render.images import nothanks as nothanks_pictures
 from bot.render.images import rage as rage_pictures
-from bot.render.images.cache import FILENAME
+from bot.render.images.cache import FILENAME, PictureCache
+from bot.render.table import public_picture
 from tests.e2e.helpers import choose, open_table
 from tests.e2e.test_cardtable_cog import setup_guild
 from tests.e2e.test_rage_table import open_rage, pick
@@ -62,10 +65,11 @@ async def test_table_message_carries_the_picture_and_it_follows_moves(
     assert first == expected
     (attachment,) = table.message.attachments
     assert attachment.description and "No Thanks!" in attachment.description
-    # The alt text reads the whole table; the text says only what the picture cannot.
-    assert "Turn: " in attachment.description and "cards left" in attachment.description
+    # The alt text reads what the picture shows; the text says what changes every move.
+    assert "cards left" in attachment.description and "Turn: " not in attachment.description
     assert not table.embed.fields and "cards left" not in (table.embed.description or "")
-    await table.click(table.active(), choose(table.game))
+    assert "Turn: " in (table.embed.description or "")
+    await table.click(table.active(), "Take")  # a new card and hand: a new picture
     second = picture_of(simcord_env, table.message)
     assert second is not None and second != first
 
@@ -78,9 +82,83 @@ async def test_an_unchanged_picture_is_not_uploaded_again(simcord_env: Env) -> N
     await simcord_env.bot.publisher.tables.show(table.session)
     await simcord_env.bot.publisher.tables.show(table.session)
     assert table.message.attachments[0].id == before
-    assert simcord_env.bot.publisher.pictures.painted == painted  # served from the cache
-    await table.click(table.active(), choose(table.game))
+    assert simcord_env.bot.publisher.pictures.painted == painted  # carried: not painted
+    await table.click(table.active(), "Take")
     assert table.message.attachments[0].id != before
+
+
+class PaintAndUpload:
+    """Counts the pictures painted (canvases made by Pillow) and uploaded (files made)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.painted = 0
+        self.uploaded = 0
+        canvas, file = cards.canvas, TablePicture.file
+
+        def counting_canvas(*args: Any, **kwargs: Any) -> Any:
+            self.painted += 1
+            return canvas(*args, **kwargs)
+
+        def counting_file(picture: TablePicture) -> discord.File:
+            self.uploaded += 1
+            return file(picture)
+
+        monkeypatch.setattr(cards, "canvas", counting_canvas)
+        monkeypatch.setattr(TablePicture, "file", counting_file)
+
+
+def expected_nothanks(table: Any) -> tuple[bytes, str]:
+    """The picture and alt text the table's current public view should have."""
+    picture = public_picture(table.session.public(), table.session.spec.renderer, "en")
+    assert picture is not None
+    return picture.paint(picture.scene), picture.alt
+
+
+async def test_a_pass_paints_nothing_and_uploads_nothing(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A No thanks! changes the chips and whose turn it is, which the text says; the
+    picture (card, pile, hands) and its alt text stay true, so the click's answer paints
+    nothing (not even from the cache), uploads nothing and the message keeps its
+    attachment."""
+    table = await open_table(simcord_env, 4, open_chips=True)
+    before = table.message.attachments[0]
+    counts = PaintAndUpload(monkeypatch)
+    # Even once the cache has let the picture go (many tables), the message carries it.
+    simcord_env.bot.publisher.pictures.cache = PictureCache()
+    passer = table.active()
+    result = await table.click(passer, "No thanks!")
+    assert result.acknowledged and not result.followups
+    await simcord_env.settle()
+    assert (counts.painted, counts.uploaded) == (0, 0)
+    (after,) = table.message.attachments
+    assert after.id == before.id and after.description == before.description
+    png, alt = expected_nothanks(table)
+    assert picture_of(simcord_env, table.message) == png and after.description == alt
+    text = table.embed.description or ""
+    assert f"Turn: <@{table.game.active_player}>" in text
+    assert f"{passer.user.name} 10" in text  # the open chips, in the text
+    assert "🪙 1" in (table.embed.title or "")  # the chip on the card
+
+
+async def test_a_take_repaints_and_uploads_the_new_picture(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Take changes the card and a hand: the click's answer repaints once and uploads
+    the new picture with an alt text that reads the new card and the taker's cards."""
+    table = await open_table(simcord_env, 3)
+    before = table.message.attachments[0]
+    counts = PaintAndUpload(monkeypatch)
+    card = table.game.current_card
+    result = await table.click(table.active(), "Take")
+    assert result.acknowledged and not result.followups
+    await simcord_env.settle()
+    assert (counts.painted, counts.uploaded) == (1, 1)
+    (after,) = table.message.attachments
+    assert after.id != before.id
+    png, alt = expected_nothanks(table)
+    assert picture_of(simcord_env, table.message) == png and after.description == alt
+    assert f"Face-up card: {table.game.current_card}" in alt and f"— {card}" in alt
 
 
 async def test_images_off_removes_the_picture_and_on_brings_it_back(simcord_env: Env) -> None:
@@ -122,13 +200,14 @@ async def test_a_picture_that_cannot_be_painted_leaves_the_text_table(
     with the table it happened at."""
     table = await open_table(simcord_env, 3)
 
-    def broken(scene: Any) -> bytes:
+    def broken(image: Any) -> bytes:
         raise OSError("no fonts today")
 
-    monkeypatch.setattr(nothanks_pictures, "table_png", broken)
+    monkeypatch.setattr(cards, "to_png", broken)  # whatever the painter, it fails
+    simcord_env.bot.publisher.pictures.cache = PictureCache()
     move = table.game.move_number
     with caplog.at_level(logging.ERROR, logger="bot.client.publishing.tables"):
-        result = await table.click(table.active(), choose(table.game))
+        result = await table.click(table.active(), "Take")  # a new card: a new picture
     assert not result.ephemeral
     assert table.game.move_number == move + 1
     assert picture_of(simcord_env, table.message) is None
@@ -202,50 +281,46 @@ async def test_final_board_carries_the_final_picture(simcord_env: Env) -> None:
     assert attachment.description and "final" in attachment.description
 
 
-def alt_disagrees(message: discord.Message) -> list[str]:
-    """What the running Rage table's text says that its picture's alt text does not: the
-    title and every line but whose turn it is and the timer (a mention and a timestamp the
-    reader's app draws, which an alt text cannot hold). The '▶ ' marking the row of the
-    player to play is whose turn too: the alt text says it as a sentence instead."""
-    (embed,) = message.embeds
-    (attachment,) = message.attachments
-    alt = attachment.description or ""
-    lines = [embed.title or "", *(embed.description or "").splitlines()]
-    said = [
-        line.replace("**", "").removeprefix("▶ ")
-        for line in lines
-        if "<@" not in line and "<t:" not in line
-    ]
-    return [line for line in said if line not in alt]
+def picture_is_true(env: Env, table: Any) -> bool:
+    """Whether the Rage table message's picture and alt text are those of its current
+    public view (neither stale)."""
+    session = env.bot.tables.get(table.table_id)
+    picture = public_picture(session.public(), session.spec.renderer, "en")
+    assert picture is not None
+    (attachment,) = table.message.attachments
+    return attachment.description == picture.alt and picture_of(
+        env, table.message
+    ) == picture.paint(picture.scene)
 
 
 @pytest.mark.parametrize("variant", [{}, {"hidden_bids": True}], ids=["standard", "hidden"])
-async def test_rage_alt_text_follows_the_message_after_every_move(
+async def test_rage_picture_and_alt_text_stay_true_after_every_move(
     simcord_env: Env, variant: dict[str, bool]
 ) -> None:
-    """Pictures on: after every bid and every card of a whole game, the picture's alt text
-    (what a screen reader reads) says what the message text says: bids, tricks, totals,
-    the trump, the last trick. A bid changes no picture, so the same PNG is sent again
-    with its new description (Discord cannot change a kept attachment's description)."""
+    """Pictures on: after every bid and every card of a whole game, the picture and its alt
+    text (what a screen reader reads) are those of the table as it is. The alt text says
+    what the picture shows (the trick, or the sheet and the trump while a round is bid);
+    bids, tricks won and totals are in the text, so a bid neither repaints nor uploads."""
     table = await open_rage(simcord_env, 3, **variant)
     pictures = simcord_env.bot.publisher.pictures
-    painted, attachment = pictures.painted, table.message.attachments[0].id
     moves = 0
     while table.running:
         state = table.state
         player = state.acting_players()[0]
+        bidding = state.view(None).phase.value == "bidding"
+        painted, attachment = pictures.painted, table.message.attachments[0].id
         await table.act(player, pick(state, player))
         moves += 1
-        if moves == 1:  # a bid: the same picture, sent again with its new alt text
-            assert pictures.painted == painted
-            assert table.message.attachments[0].id != attachment
         if not table.running:
             break
         try:
-            await until(simcord_env, lambda: not alt_disagrees(table.message))
+            await until(simcord_env, lambda: picture_is_true(simcord_env, table))
         except AssertionError:
-            missing = alt_disagrees(table.message)
-            raise AssertionError(f"after move {moves}, the alt text lacks {missing}") from None
+            raise AssertionError(f"after move {moves}, the picture is stale") from None
+        if bidding and table.state.view(None).phase.value == "bidding":
+            # A bid that leaves the round bidding: the same picture, kept as it was.
+            assert pictures.painted == painted
+            assert table.message.attachments[0].id == attachment
         if table.state.phase.value == "bidding":  # the trump is public while bidding
             text = table.message.embeds[0].description or ""
             assert "Trump: " in text or "No trump this round" in text

@@ -4,13 +4,12 @@ when the message does not carry it yet, and left out where Discord refuses attac
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import io
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -45,14 +44,16 @@ class TablePicture:
     key: str
     png: bytes
     alt: str
-    upload_key: str = field(init=False)
 
-    def __post_init__(self) -> None:
-        digest = hashlib.sha256(f"{self.key}\n{self.alt}".encode()).hexdigest()
-        object.__setattr__(self, "upload_key", digest[:32])
+    @property
+    def upload_key(self) -> tuple[str, str]:
+        """The picture's key and its alt text (compared as they are: no digest to make)."""
+        return (self.key, self.alt)
 
     def file(self) -> discord.File:
         """A fresh upload of the picture (a File can be sent only once)."""
+        if not self.png:
+            raise ValueError("a picture a message already carries was not painted to upload")
         return discord.File(io.BytesIO(self.png), filename=FILENAME, description=self.alt)
 
 
@@ -70,7 +71,7 @@ class Pictures:
         self.cache = PictureCache()
         self._painting: dict[str, asyncio.Future[bytes]] = {}
         # message id -> upload key (picture and alt text) of the picture on it
-        self._carried: dict[int, str | None] = {}
+        self._carried: dict[int, tuple[str, str] | str | None] = {}
         # One edit at a time per message, so "which picture does it carry" stays true.
         self._message_locks: dict[int, asyncio.Lock] = {}
         self._refused: dict[int, float] = {}  # channel id -> when a picture was refused
@@ -139,6 +140,11 @@ class Pictures:
             fields["attachments"] = [picture.file()]
         # Unchanged: no upload; the message keeps the attachment it already has.
         return fields
+
+    def carried(self, message_id: int, picture: Picture) -> bool:
+        """Whether the message is known to carry this picture with this alt text already
+        (then an edit keeps it, and it need not even be painted)."""
+        return self._carried.get(message_id, _UNKNOWN) == (picture.key, picture.alt)
 
     def carries(self, message_id: int, picture: TablePicture | None) -> None:
         """Note which picture a message now carries (after a successful send or edit)."""

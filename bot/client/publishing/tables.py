@@ -62,13 +62,19 @@ class TableMessages:
         """The table's public message as it should look now, as text (no picture)."""
         return public_message(session.public(), session.spec.renderer, self.table_locale(session))
 
-    async def message(self, session: TableSession) -> tuple[MessageFields, TablePicture | None]:
+    async def message(
+        self, session: TableSession, editing: int | None = None
+    ) -> tuple[MessageFields, TablePicture | None]:
         """The table's public message and its picture, when the server shows pictures.
 
         With a picture, the picture is the table and the text says only what it does not
         (whose turn, the timer, the last move). The picture is painted in a worker thread,
         once per state (see PictureCache). If it cannot be painted, that is logged and the
         whole table goes out as text: a picture never stops a move from being shown.
+
+        ``editing``: the message this is for, when it is edited. If that message carries
+        the picture already (a move that changed nothing it shows), nothing is painted:
+        the edit keeps the attachment (the quick path of most moves).
         """
         public = session.public()
         locale = self.table_locale(session)
@@ -80,7 +86,12 @@ class TableMessages:
         ):
             try:
                 picture = public_picture(public, session.spec.renderer, locale)
-                png = b"" if picture is None else await self.pictures.paint(picture)
+                if picture is None or (
+                    editing is not None and self.pictures.carried(editing, picture)
+                ):
+                    png = b""  # nothing to upload: not painted
+                else:
+                    png = await self.pictures.paint(picture)
             except Exception:
                 log.exception(
                     "could not paint the picture of %s table %s at move %s; showing it as text",
@@ -102,7 +113,7 @@ class TableMessages:
         if message_id is None:
             return
         async with self.pictures.lock(message_id):
-            fields, picture = await self.message(session)
+            fields, picture = await self.message(session, message_id)
 
             async def edit(**changes: Any) -> None:
                 await self.edit(session, **changes)
@@ -117,7 +128,7 @@ class TableMessages:
         if message_id is None:
             return bool(await reply.edit(**self.render(session)))
         async with self.pictures.lock(message_id):
-            fields, picture = await self.message(session)
+            fields, picture = await self.message(session, message_id)
             done = await self.pictures.edit_carrying(
                 session, message_id, fields, picture, reply.edit, lambda: self.render(session)
             )

@@ -49,14 +49,16 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class TableScene:
-    """What the live table picture shows."""
+    """What the live table picture shows: only what changes when a card is taken.
+
+    The chips on the card, open chip counts and whose turn it is change with every No
+    thanks!; they are in the message text, so a pass repaints and uploads nothing (the
+    picture, its key and its alt text stay as they were).
+    """
 
     card: int | None
-    chips_on_card: int
-    chips_label: str
     pile: int
     pile_label: str
-    turn_label: str
     rows: tuple[Row, ...]
 
 
@@ -77,34 +79,23 @@ def _public(view: PlayerView) -> PlayerView:
 
 
 def table_scene(facts: TableFacts, view: PlayerView, locale: object) -> TableScene:
-    """The live table's scene, from the public view."""
+    """The live table's scene, from the public view: the card, the pile and every hand."""
     view = _public(view)
-    rows = []
-    for player in view.players:
-        cards = view.cards[player]
-        chips = view.chips[player] if view.open_chips else None
-        rows.append(
-            Row(
-                name=facts.short_plain_name(player),
-                runs=tuple(tuple(run) for run in runs(cards)),
-                right=t("images.points", locale, count=score(cards, 0)),
-                chips=None if chips is None else t("images.chips", locale, count=chips),
-                marked=player == view.active_player,
-            )
+    rows = tuple(
+        Row(
+            name=facts.short_plain_name(player),
+            runs=tuple(tuple(run) for run in runs(view.cards[player])),
+            right=t("images.points", locale, count=score(view.cards[player], 0)),
+            chips=None,
+            marked=False,
         )
-    chips_label = (
-        t("images.chips", locale, count=view.chips_on_card)
-        if view.chips_on_card
-        else t("images.nothanks.no_chips", locale)
+        for player in view.players
     )
     return TableScene(
         card=view.current_card,
-        chips_on_card=view.chips_on_card,
-        chips_label=chips_label,
         pile=view.cards_left,
         pile_label=t("images.nothanks.pile", locale, count=view.cards_left),
-        turn_label=t("images.turn", locale),
-        rows=tuple(rows),
+        rows=rows,
     )
 
 
@@ -265,81 +256,37 @@ def _draw_row(draw: ImageDraw.ImageDraw, row: Row, top: float) -> float:
     return height
 
 
-def _chips_on(draw: ImageDraw.ImageDraw, count: int, cx: float, cy: float) -> None:
-    """The chips lying on the face-up card: a small heap, up to ten drawn."""
-    spots = [
-        (-12, 0),
-        (0, 2),
-        (12, 0),
-        (-6, -8),
-        (6, -6),
-        (-12, -14),
-        (0, -13),
-        (12, -14),
-        (-6, -21),
-        (6, -20),
-    ]
-    for dx, dy in spots[: min(count, len(spots))]:
-        c.chip(draw, cx + c.px(dx * 0.75), cy + c.px(dy * 0.6), c.px(5))
-
-
 def _head_height() -> int:
-    return MARGIN + BIG_H + c.px(24)
+    return MARGIN + BIG_H + c.px(10)
 
 
 def table_png(scene: TableScene) -> bytes:
-    """The live table as a PNG."""
+    """The live table as a PNG: the face-up card, the pile, then a row per player."""
     head = _head_height()
     rows_height = sum(_row_height(row) + ROW_GAP for row in scene.rows)
     image, draw = c.canvas(int(head + ROW_GAP + rows_height + MARGIN / 2))
     draw.rectangle((0, 0, c.WIDTH, head - c.px(4)), fill=c.FELT_DARK)
-    # The face-up card, large, with its chips lying on its lower half.
+    # The face-up card, large (its chips are in the text: they change every move).
     x0, y0 = BIG_X, MARGIN
     if scene.card is not None:
         c.number_card(draw, (x0, y0, x0 + BIG_W, y0 + BIG_H), scene.card, BIG_SIZE, number_at=0.36)
-        _chips_on(draw, scene.chips_on_card, x0 + BIG_W / 2, y0 + BIG_H - c.px(9))
-    label_y = y0 + BIG_H + c.px(10)
     # The face-down pile (backs, no number: a big number read as a second face-up card),
-    # with how many cards are left in it written below.
-    px0, py = x0 + BIG_W + c.px(34), y0 + c.px(10)
+    # with how many cards are left in it written beside.
+    px0, py = x0 + BIG_W + c.px(24), y0 + c.px(8)
     pile_w, pile_h = c.px(38), c.px(54)
     backs = min(scene.pile, 4)
     for index in range(backs):
         off = (backs - 1 - index) * c.px(2)
         c.card_back(draw, (px0 + off, py - off, px0 + off + pile_w, py - off + pile_h))
-    # The labels side by side under the card and the pile.
-    used = draw_text(
-        draw,
-        (MARGIN, label_y),
-        scene.chips_label,
-        TEXT,
-        c.WHITE,
-        bold=True,
-        max_width=c.WIDTH / 2 - MARGIN,
-    )
-    pile_x = max(px0, MARGIN + used + c.px(10))
+    label_x = px0 + pile_w + c.px(14)
     draw_text(
         draw,
-        (pile_x, label_y),
+        (label_x, py + pile_h / 2),
         scene.pile_label,
         TEXT,
         c.MUTED,
-        max_width=c.WIDTH - MARGIN - pile_x,
+        max_width=c.WIDTH - MARGIN - label_x,
     )
-    # Whose turn it is, on the right.
-    active = next((row for row in scene.rows if row.marked), None)
-    if active is not None:
-        tx = px0 + pile_w + c.px(14)
-        room = c.WIDTH - MARGIN - tx
-        c.badge(draw, (tx, y0 + c.px(8)), scene.turn_label, TEXT, c.ACTIVE, c.INK, anchor="l")
-        names = two_lines(active.name, c.px(14), room, True)
-        for line_no, line in enumerate(names):
-            y = y0 + c.px(28) + c.px(16) * line_no
-            draw_text(draw, (tx, y), line, c.px(14), c.WHITE, bold=True)
-        if active.chips is not None:
-            y = y0 + c.px(28) + c.px(16) * len(names)
-            c.chip(draw, tx + c.px(5), y, c.px(5))
-            draw_text(draw, (tx + c.px(13), y), active.chips, TEXT, c.MUTED, max_width=room)
     top: float = head + ROW_GAP
     for row in scene.rows:
         top += _draw_row(draw, row, top) + ROW_GAP

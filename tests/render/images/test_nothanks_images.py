@@ -98,19 +98,17 @@ def test_a_players_own_view_is_refused() -> None:
         pictures.final_scene(facts("nothanks", 4), game.view(game.players[0]), "en")
 
 
-def test_private_chips_are_never_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With private chips only the chips on the card are drawn; with open chips, every
-    player's count is drawn too (and the active player's again beside their name)."""
+def test_no_chips_are_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No chip is drawn, private or open: the chips on the card and every open count
+    change with each No thanks!, so the text says them and a pass keeps the picture."""
     chips = drawn_chips(monkeypatch)
-    closed = nothanks_game(5, 13, open_chips=False)
-    scene = pictures.table_scene(facts("nothanks", 5), closed.view(None), "en")
-    pictures.table_png(scene)
-    assert all(row.chips is None for row in scene.rows)
-    assert len(chips) == min(closed.chips_on_card, 10)
-    chips.clear()
-    opened = nothanks_game(5, 13, open_chips=True)
-    pictures.table_png(pictures.table_scene(facts("nothanks", 5), opened.view(None), "en"))
-    assert len(chips) == min(opened.chips_on_card, 10) + 5 + 1
+    for open_chips in (False, True):
+        game = nothanks_game(5, 13, open_chips=open_chips)
+        assert game.chips_on_card
+        scene = pictures.table_scene(facts("nothanks", 5), game.view(None), "en")
+        pictures.table_png(scene)
+        assert all(row.chips is None for row in scene.rows)
+    assert chips == []
 
 
 def test_runs_count_only_their_lowest_card(monkeypatch: pytest.MonkeyPatch) -> None:

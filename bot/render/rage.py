@@ -188,12 +188,9 @@ def game_embed(
         lines = [trump_line(state, locale)]
     else:
         lines = []
-    waiting = state.players_to_act
-    if state.phase is Phase.BIDDING:
-        who = ", ".join(facts.mention(player) for player in waiting)
-        lines.append(t("rage.game.bidding", locale, players=who))
-    # Whose turn it is in play is the message's own line ('▶ @Ana: your turn', which
-    # pings); the embed only marks that player's row, so a computer's turn shows too.
+    # Whose turn it is (in play, or who still bids) is the message's own line ('▶ @Ana:
+    # your turn', which pings); the embed only marks those players' rows, so a computer's
+    # turn shows too, and the alt text names them.
     lines += [
         player_line(facts, state, seat, locale, marked=True) for seat in range(len(state.players))
     ]
@@ -250,6 +247,9 @@ def table_alt(facts: TableFacts, state: RageView, locale: object, *, sheet: bool
     if state.phase is Phase.PLAYING and state.players_to_act:
         # The embed leaves the turn to the message's line: the alt text says it itself.
         lines.append(t("rage.game.turn", locale, player=facts.name(state.players_to_act[0])))
+    elif state.phase is Phase.BIDDING and state.players_to_act:
+        who = ", ".join(facts.name(player) for player in state.players_to_act)
+        lines.append(t("rage.game.bidding", locale, players=who))
     lines += [player_line(facts, state, seat, locale) for seat in range(len(state.players))]
     lines.append(latest_line(facts, state, locale) or "")
     if not sheet:
@@ -265,7 +265,7 @@ def player_line(
     facts: TableFacts, state: RageView, seat: int, locale: object, *, marked: bool = False
 ) -> str:
     """One short line per player, to fit a phone: 'Ana · bid 2 · won 1 · 34 pts'; with
-    ``marked``, '▶ ' before the line of the player who is to play."""
+    ``marked``, '▶ ' before the line of the player who is to play (or who still bids)."""
     line = t(
         "rage.game.player_line",
         locale,
@@ -276,6 +276,8 @@ def player_line(
     )
     acting = state.players_to_act
     if marked and state.phase is Phase.PLAYING and acting and acting[0] == state.players[seat]:
+        return f"▶ {line}"
+    if marked and state.phase is Phase.BIDDING and state.players[seat] in acting:
         return f"▶ {line}"
     return line
 
@@ -290,8 +292,11 @@ def last_trick_text(facts: TableFacts, result: TrickResult, locale: object) -> s
     return "\n".join(lines)
 
 
-def final_embed(facts: TableFacts, state: RageView, locale: object) -> discord.Embed:
-    """Final standings after round 10, with the whole score sheet."""
+def final_embed(
+    facts: TableFacts, state: RageView, locale: object, *, pictures: bool = False
+) -> discord.Embed:
+    """Final standings after round 10; the whole score sheet and the last trick follow
+    unless the picture shows the sheet (the final board then fits a phone's screen)."""
     outcome = state.outcome
     assert outcome is not None
     winners = [facts.name(player) for player in outcome.winners]
@@ -302,12 +307,17 @@ def final_embed(facts: TableFacts, state: RageView, locale: object) -> discord.E
     embed.add_field(
         name=t("rage.final.standings", locale),
         value="\n".join(
-            f"{medals.get(s.rank, f'{s.rank}.')} {facts.name(s.player)}: {s.score}"
+            f"{medals.get(s.rank, f'{s.rank}.')} {facts.name(s.player)}: {total_text(s.score)}"
             + rating_note(facts, str(s.player), locale)
             for s in outcome.standings
         ),
         inline=False,
     )
+    if pictures:
+        embed.set_footer(
+            text=t("rage.game.footer_final", locale, table=facts.id, move=state.move_number)
+        )
+        return embed
     sheet = state.score_sheet
     embed.add_field(
         name=t("rage.game.sheet", locale), value=sheet_block(facts, sheet, locale), inline=False
@@ -323,6 +333,26 @@ def final_embed(facts: TableFacts, state: RageView, locale: object) -> discord.E
         text=t("rage.game.footer_final", locale, table=facts.id, move=state.move_number)
     )
     return embed
+
+
+def final_alt(facts: TableFacts, scene: pictures.FinalSheetScene, locale: object) -> str:
+    """The final picture as plain text: each player's rank, name, points round by round
+    and total, in the picture's order ('1. Ana: 12, −1, 8; total 19')."""
+    last = scene.rounds[-1] if scene.rounds else 0
+    lines = [
+        t(
+            "images.alt.rage_final_row",
+            locale,
+            rank=rank,
+            player=name,
+            points=", ".join(points),
+            total=total,
+        )
+        for rank, name, points, total in zip(
+            scene.ranks, scene.names, scene.points, scene.totals, strict=True
+        )
+    ]
+    return alt_text(facts, t("images.alt.rage_final", locale, last=last), lines)
 
 
 def rules_embed(locale: object) -> discord.Embed:
@@ -545,25 +575,22 @@ class RageRenderer:
         """The score sheet, privately, for whoever taps Scores."""
         return scores_message(facts, public, locale)
 
-    def final(self, facts: TableFacts, public: RageView, locale: object) -> MessageFields:
-        """The final standings and the whole score sheet."""
-        return {"embed": final_embed(facts, public, locale)}
+    def final(
+        self, facts: TableFacts, public: RageView, locale: object, *, pictures: bool = False
+    ) -> MessageFields:
+        """The final standings (and, unless the picture shows it, the whole score sheet)."""
+        return {"embed": final_embed(facts, public, locale, pictures=pictures)}
 
     def picture(self, facts: TableFacts, public: RageView, locale: object) -> Picture:
         """The trick while playing, the score sheet between rounds and at the end."""
         if public.outcome is not None:
-            scene: pictures.TrickScene | pictures.SheetScene = pictures.sheet_scene(
-                facts, public, locale
-            )
-        else:
-            scene = pictures.table_scene(facts, public, locale)
+            final = pictures.final_sheet_scene(facts, public, locale)
+            return Picture(final, pictures.final_sheet_png, final_alt(facts, final, locale))
+        scene = pictures.table_scene(facts, public, locale)
         if isinstance(scene, pictures.SheetScene):
-            if public.outcome is None:
-                # The sheet while a round is bid: the message text has the round, the
-                # trump and the players' lines, the picture the trump and the last round.
-                alt = table_alt(facts, public, locale, sheet=True)
-            else:
-                alt = f"{t('images.alt.rage_sheet', locale)} {scene.title}."
+            # The sheet while a round is bid: the message text has the round, the trump
+            # and the players' lines, the picture the trump and the last round.
+            alt = table_alt(facts, public, locale, sheet=True)
             return Picture(scene, pictures.sheet_png, alt)
         return Picture(scene, pictures.trick_png, table_alt(facts, public, locale))
 

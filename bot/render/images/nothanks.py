@@ -35,10 +35,9 @@ CARDS_LEFT = MARGIN + NAME_WIDTH + c.px(6)
 CARDS_WIDTH = c.WIDTH - MARGIN - CARDS_LEFT
 LINE = c.px(15)  # one line of TEXT
 # The final board: the name on a line of its own across the row, the sum ('46 − 14 chips
-# = 32', never wrapped) in a wider left column, the cards beside it.
+# = 32', never wrapped) in a left column as wide as the widest sum (at most SUM_WIDTH),
+# the cards beside it.
 SUM_WIDTH = c.px(140)
-FINAL_CARDS_LEFT = MARGIN + SUM_WIDTH + c.px(6)
-FINAL_CARDS_WIDTH = c.WIDTH - MARGIN - FINAL_CARDS_LEFT
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,15 +371,24 @@ def _final_sum(row: Row) -> tuple[str, bool]:
     return line, bold
 
 
-def _final_row_height(row: Row) -> float:
-    lines = len(_card_lines(row.runs, FINAL_CARDS_WIDTH)) if row.runs else 1
+def _cards_left(scene: FinalScene) -> float:
+    """Where the final board's cards start: right of the widest sum."""
+    widest = 0.0
+    for row in scene.rows:
+        line, bold = _final_sum(row)
+        widest = max(widest, text_width(line, TEXT, bold))
+    return MARGIN + min(widest, SUM_WIDTH) + c.px(10)
+
+
+def _final_row_height(row: Row, left: float) -> float:
+    lines = len(_card_lines(row.runs, c.WIDTH - MARGIN - left)) if row.runs else 1
     return LINE + max(LINE, lines * (CARD_H + LINE_GAP) - LINE_GAP) + c.px(2)
 
 
-def _draw_final_row(draw: ImageDraw.ImageDraw, row: Row, top: float) -> float:
+def _draw_final_row(draw: ImageDraw.ImageDraw, row: Row, top: float, left: float) -> float:
     """One player of the final board: medal, name and rating change on the first line;
     the sum, then the cards beside it; the row's height."""
-    height = _final_row_height(row)
+    height = _final_row_height(row, left)
     if row.marked:
         edge = c.px(4)
         draw.rounded_rectangle(
@@ -403,18 +411,19 @@ def _draw_final_row(draw: ImageDraw.ImageDraw, row: Row, top: float) -> float:
     cards_top = top + LINE + c.px(2)
     total, bold = _final_sum(row)
     draw_text(draw, (MARGIN, cards_top + CARD_H / 2), total, TEXT, c.GOLD, bold=bold)
-    _draw_runs(draw, row, FINAL_CARDS_LEFT, cards_top, FINAL_CARDS_WIDTH)
+    _draw_runs(draw, row, left, cards_top, c.WIDTH - MARGIN - left)
     return height
 
 
 def final_png(scene: FinalScene) -> bytes:
     """The final board as a PNG: ranked rows, then the nine removed cards revealed."""
-    rows_height = sum(_final_row_height(row) + ROW_GAP for row in scene.rows)
+    left = _cards_left(scene)
+    rows_height = sum(_final_row_height(row, left) + ROW_GAP for row in scene.rows)
     removed_height = LINE + CARD_H + MARGIN + c.px(6)
     image, draw = c.canvas(int(MARGIN + c.px(4) + rows_height + removed_height))
     top = float(MARGIN + c.px(4))
     for row in scene.rows:
-        top += _draw_final_row(draw, row, top) + ROW_GAP
+        top += _draw_final_row(draw, row, top, left) + ROW_GAP
     draw.rectangle((0, top, c.WIDTH, image.height), fill=c.FELT_DARK)
     draw_text(draw, (MARGIN, top + c.px(12)), scene.removed_label, TEXT, c.MUTED, bold=True)
     x = MARGIN

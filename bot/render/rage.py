@@ -295,14 +295,20 @@ def last_trick_text(facts: TableFacts, result: TrickResult, locale: object) -> s
 def final_embed(
     facts: TableFacts, state: RageView, locale: object, *, pictures: bool = False
 ) -> discord.Embed:
-    """Final standings after round 10; the whole score sheet and the last trick follow
-    unless the picture shows the sheet (the final board then fits a phone's screen)."""
+    """Who won after round 10; then, unless the picture shows them (the final board then
+    fits a phone's screen), the standings, the whole score sheet and the last trick."""
     outcome = state.outcome
     assert outcome is not None
     winners = [facts.name(player) for player in outcome.winners]
     embed = discord.Embed(title=t("rage.final.title", locale), colour=discord.Colour.gold())
     key = "rage.final.winner" if len(winners) == 1 else "rage.final.shared"
     embed.description = t(key, locale, players=", ".join(winners), total=outcome.standings[0].score)
+    if pictures:
+        # The picture is the board: ranks, names, rating changes, every round, totals.
+        embed.set_footer(
+            text=t("rage.game.footer_final", locale, table=facts.id, move=state.move_number)
+        )
+        return embed
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     embed.add_field(
         name=t("rage.final.standings", locale),
@@ -313,11 +319,6 @@ def final_embed(
         ),
         inline=False,
     )
-    if pictures:
-        embed.set_footer(
-            text=t("rage.game.footer_final", locale, table=facts.id, move=state.move_number)
-        )
-        return embed
     sheet = state.score_sheet
     embed.add_field(
         name=t("rage.game.sheet", locale), value=sheet_block(facts, sheet, locale), inline=False
@@ -348,8 +349,14 @@ def final_alt(facts: TableFacts, scene: pictures.FinalSheetScene, locale: object
             points=", ".join(points),
             total=total,
         )
-        for rank, name, points, total in zip(
-            scene.ranks, scene.names, scene.points, scene.totals, strict=True
+        + ("" if note is None else f" · {note}")
+        for rank, name, points, total, note in zip(
+            scene.ranks,
+            scene.names,
+            scene.points,
+            scene.totals,
+            scene.notes or (None,) * len(scene.names),
+            strict=True,
         )
     ]
     return alt_text(facts, t("images.alt.rage_final", locale, last=last), lines)
@@ -578,7 +585,7 @@ class RageRenderer:
     def final(
         self, facts: TableFacts, public: RageView, locale: object, *, pictures: bool = False
     ) -> MessageFields:
-        """The final standings (and, unless the picture shows it, the whole score sheet)."""
+        """Who won (and, unless the picture shows them, the standings and the sheet)."""
         return {"embed": final_embed(facts, public, locale, pictures=pictures)}
 
     def picture(self, facts: TableFacts, public: RageView, locale: object) -> Picture:

@@ -60,25 +60,34 @@ def test_nothanks_final_text_is_who_won_and_the_alt_text_is_the_board(locale: st
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_rage_final_text_is_the_standings_and_the_picture_the_whole_sheet(locale: str) -> None:
-    """Pictures on: the text is who won and the standings; the picture is every round of
-    the sheet, and its alt text says each player's points round by round and total."""
+    """Pictures on: the text is who won; the picture is the whole board (rank, name,
+    rating change, every round of the sheet, total), and its alt text says each player's
+    points round by round, total and rating change. Pictures off: standings and sheet in
+    text."""
     state = rage_game(8, until=lambda s: s.is_over)
     facts, view = finished("rage", 8), state.view(None)
     renderer = rage.RageRenderer()
     public = PublicTable(facts, view)
     short = public_message(public, renderer, locale, pictures=True)["embed"]
     full = public_message(public, renderer, locale, pictures=False)["embed"]
-    assert [f.name for f in short.fields] == [t("rage.final.standings", locale)]
-    assert len(full.fields) >= 2
+    assert short.fields == [] and short.description == full.description
+    assert [f.name for f in full.fields][:2] == [
+        t("rage.final.standings", locale),
+        t("rage.game.sheet", locale),
+    ]
     picture = public_picture(public, renderer, locale)
     assert picture is not None and picture.paint is rage_images.final_sheet_png
     scene = picture.scene
     assert scene.rounds == tuple(range(1, 11)) and len(scene.names) == 8
     sheet = view.score_sheet
-    for name, points, total in zip(scene.names, scene.points, scene.totals, strict=True):
+    assert all(scene.notes)
+    for name, points, total, note in zip(
+        scene.names, scene.points, scene.totals, scene.notes, strict=True
+    ):
         seat = [facts.short_plain_name(p) for p in sheet.players].index(name)
         expected = [row.entries[seat].points for row in sheet.rows]
         assert [int(p.replace("−", "-")) for p in points] == expected
         assert int(total.replace("−", "-")) == sheet.totals[seat]
         assert f"{name}: {', '.join(points)}" in picture.alt
+        assert f"{total} · {note}" in picture.alt
     assert len(picture.alt) <= 1024

@@ -16,6 +16,7 @@ from bot.engines.rage.cards import CHANGE_TRUMP, MINUS_FIVE, NO_TRUMP, PLUS_FIVE
 from bot.i18n import t
 from bot.render.images import cards as c
 from bot.render.images.fonts import draw_text, fit_lines, text_width, two_lines
+from bot.render.table import rating_change
 from bot.table.spec import TableFacts
 
 # Sizes in CSS px as a phone shows them (see cards.SHOWN_WIDTH), painted at px().
@@ -119,6 +120,7 @@ class FinalSheetScene:
     points: tuple[tuple[str, ...], ...]  # per player, each round's points ('12', '−1')
     totals: tuple[str, ...]
     legend: str
+    notes: tuple[str | None, ...] = ()  # each player's rating change ('Δ +12'), if rated
 
 
 def _public(view: RageView) -> RageView:
@@ -287,6 +289,7 @@ def final_sheet_scene(facts: TableFacts, view: RageView, locale: object) -> Fina
         ),
         totals=tuple(_total(sheet.totals[seat]) for _, seat in order),
         legend=t("images.rage.final_legend", locale, last=len(rows)),
+        notes=tuple(rating_change(facts, str(sheet.players[seat]), locale) for _, seat in order),
     )
 
 
@@ -517,6 +520,13 @@ def final_sheet_png(scene: FinalSheetScene) -> bytes:
         total = scene.totals[index]
         total_w = text_width(total, TITLE, True) + TITLE
         name_room = room - c.px(20) - total_w - c.px(6)
+        note = scene.notes[index] if index < len(scene.notes) else None
+        if note:
+            # The rating's change, left of the total (the message's text is who won).
+            note_w = text_width(note, TEXT)
+            x = c.WIDTH - MARGIN - total_w - c.px(6)
+            draw_text(draw, (x, mid), note, TEXT, c.MUTED, anchor="r")
+            name_room -= note_w + c.px(8)
         (shown,), bold = fit_lines(name, TEXT, name_room, True, 1, lighter=True)
         draw_text(draw, (MARGIN + c.px(20), mid), shown, TEXT, c.WHITE, bold=bold)
         if rank == 1:

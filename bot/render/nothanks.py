@@ -149,9 +149,61 @@ def table_alt(facts: TableFacts, game: PlayerView, locale: object) -> str:
     return alt_text(facts, t("images.alt.nothanks", locale), lines)
 
 
-def final_embed(facts: TableFacts, game: PlayerView, locale: object) -> discord.Embed:
-    """The final scoreboard: runs, card points, chips, total and rank; the removed cards."""
+def final_rows(facts: TableFacts, game: PlayerView, locale: object) -> list[tuple[str, str]]:
+    """Each player in rank order as (title, body): '🥇 Ana: 8 · Δ +7' and 'Cards: 13–14',
+    'Card points 13 − chips 5 = 8'; last, the removed cards."""
     # At the end every chip is public, so the view holds all a scoreboard needs.
+    standings = rank_standings(
+        [
+            (player, seat, game.cards[player], game.chips[player] or 0)
+            for seat, player in enumerate(game.players)
+        ]
+    )
+    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
+    rows = []
+    for row in standings:
+        cards = [card for run in row.runs for card in run]
+        title = t(
+            "nothanks.final.row_title",
+            locale,
+            medal=medals.get(row.rank, f"{row.rank}."),
+            player=facts.name(row.player),
+            total=_signed_total(row.total),
+        ) + rating_note(facts, row.player, locale)
+        body = t(
+            "nothanks.final.row",
+            locale,
+            runs=format_runs(cards) or "—",
+            points=row.card_points,
+            chips=row.chips,
+            total=_signed_total(row.total),
+        )
+        rows.append((title, body))
+    removed = ", ".join(str(card) for card in game.removed or [])
+    rows.append((t("nothanks.final.removed", locale), removed))
+    return rows
+
+
+def _signed_total(total: int) -> str:
+    """A total with a real minus sign, as the picture writes it."""
+    return f"−{-total}" if total < 0 else str(total)
+
+
+def final_alt(facts: TableFacts, game: PlayerView, locale: object) -> str:
+    """The final board as plain text for the picture's alt text: every row the picture
+    shows (rank, name, rating change, cards, card points − chips = total), and the removed
+    cards, as the text-only board says them."""
+    lines = [
+        f"{title}: {body}".replace("\n", ", ") for title, body in final_rows(facts, game, locale)
+    ]
+    return alt_text(facts, t("images.alt.nothanks_final_board", locale), lines)
+
+
+def final_embed(
+    facts: TableFacts, game: PlayerView, locale: object, *, pictures: bool = False
+) -> discord.Embed:
+    """The final scoreboard: who won, then (unless the picture shows them) each player's
+    runs, card points, chips, total and rank, and the removed cards."""
     standings = rank_standings(
         [
             (player, seat, game.cards[player], game.chips[player] or 0)
@@ -162,33 +214,9 @@ def final_embed(facts: TableFacts, game: PlayerView, locale: object) -> discord.
     embed = discord.Embed(title=t("nothanks.final.title", locale), colour=discord.Colour.gold())
     key = "nothanks.final.winner" if len(winners) == 1 else "nothanks.final.shared"
     embed.description = t(key, locale, players=", ".join(winners), total=standings[0].total)
-    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
-    for row in standings:
-        cards = [card for run in row.runs for card in run]
-        embed.add_field(
-            name=t(
-                "nothanks.final.row_title",
-                locale,
-                medal=medals.get(row.rank, f"{row.rank}."),
-                player=facts.name(row.player),
-                total=row.total,
-            )
-            + rating_note(facts, row.player, locale),
-            value=t(
-                "nothanks.final.row",
-                locale,
-                runs=format_runs(cards) or "—",
-                points=row.card_points,
-                chips=row.chips,
-                total=row.total,
-            ),
-            inline=False,
-        )
-    embed.add_field(
-        name=t("nothanks.final.removed", locale),
-        value=", ".join(str(card) for card in game.removed or []),
-        inline=False,
-    )
+    if not pictures:
+        for title, body in final_rows(facts, game, locale):
+            embed.add_field(name=title, value=body, inline=False)
     embed.set_footer(
         text=t("nothanks.final.footer", locale, table=facts.id, moves=game.move_number)
     )
@@ -351,15 +379,17 @@ class NoThanksRenderer:
         """Whether the letter begins the game's living DM (sent anew, not edited)."""
         return letter.key == "nothanks.dm.started"
 
-    def final(self, facts: TableFacts, public: PlayerView, locale: object) -> MessageFields:
-        """The final scoreboard."""
-        return {"embed": final_embed(facts, public, locale)}
+    def final(
+        self, facts: TableFacts, public: PlayerView, locale: object, *, pictures: bool = False
+    ) -> MessageFields:
+        """The final scoreboard (with ``pictures``, who won: the picture has the rest)."""
+        return {"embed": final_embed(facts, public, locale, pictures=pictures)}
 
     def picture(self, facts: TableFacts, public: PlayerView, locale: object) -> Picture:
         """The picture of the table (or of the final board), from the public view."""
         if public.is_over:
             final = pictures.final_scene(facts, public, locale)
-            return Picture(final, pictures.final_png, t("images.alt.nothanks_final", locale))
+            return Picture(final, pictures.final_png, final_alt(facts, public, locale))
         seats = tuple(
             (
                 player,

@@ -188,12 +188,9 @@ def game_embed(
         lines = [trump_line(state, locale)]
     else:
         lines = []
-    waiting = state.players_to_act
-    if state.phase is Phase.BIDDING:
-        who = ", ".join(facts.mention(player) for player in waiting)
-        lines.append(t("rage.game.bidding", locale, players=who))
-    # Whose turn it is in play is the message's own line ('▶ @Ana: your turn', which
-    # pings); the embed only marks that player's row, so a computer's turn shows too.
+    # Whose turn it is (in play, or who still bids) is the message's own line ('▶ @Ana:
+    # your turn', which pings); the embed only marks those players' rows, so a computer's
+    # turn shows too, and the alt text names them.
     lines += [
         player_line(facts, state, seat, locale, marked=True) for seat in range(len(state.players))
     ]
@@ -293,7 +290,7 @@ def player_line(
     facts: TableFacts, state: RageView, seat: int, locale: object, *, marked: bool = False
 ) -> str:
     """One short line per player, to fit a phone: 'Ana · bid 2 · won 1 · 34 pts'; with
-    ``marked``, '▶ ' before the line of the player who is to play."""
+    ``marked``, '▶ ' before the line of the player who is to play (or who still bids)."""
     line = t(
         "rage.game.player_line",
         locale,
@@ -304,6 +301,8 @@ def player_line(
     )
     acting = state.players_to_act
     if marked and state.phase is Phase.PLAYING and acting and acting[0] == state.players[seat]:
+        return f"▶ {line}"
+    if marked and state.phase is Phase.BIDDING and state.players[seat] in acting:
         return f"▶ {line}"
     return line
 
@@ -318,19 +317,28 @@ def last_trick_text(facts: TableFacts, result: TrickResult, locale: object) -> s
     return "\n".join(lines)
 
 
-def final_embed(facts: TableFacts, state: RageView, locale: object) -> discord.Embed:
-    """Final standings after round 10, with the whole score sheet."""
+def final_embed(
+    facts: TableFacts, state: RageView, locale: object, *, pictures: bool = False
+) -> discord.Embed:
+    """Who won after round 10; then, unless the picture shows them (the final board then
+    fits a phone's screen), the standings, the whole score sheet and the last trick."""
     outcome = state.outcome
     assert outcome is not None
     winners = [facts.name(player) for player in outcome.winners]
     embed = discord.Embed(title=t("rage.final.title", locale), colour=discord.Colour.gold())
     key = "rage.final.winner" if len(winners) == 1 else "rage.final.shared"
     embed.description = t(key, locale, players=", ".join(winners), total=outcome.standings[0].score)
+    if pictures:
+        # The picture is the board: ranks, names, rating changes, every round, totals.
+        embed.set_footer(
+            text=t("rage.game.footer_final", locale, table=facts.id, move=state.move_number)
+        )
+        return embed
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     embed.add_field(
         name=t("rage.final.standings", locale),
         value="\n".join(
-            f"{medals.get(s.rank, f'{s.rank}.')} {facts.name(s.player)}: {s.score}"
+            f"{medals.get(s.rank, f'{s.rank}.')} {facts.name(s.player)}: {total_text(s.score)}"
             + rating_note(facts, str(s.player), locale)
             for s in outcome.standings
         ),
@@ -351,6 +359,32 @@ def final_embed(facts: TableFacts, state: RageView, locale: object) -> discord.E
         text=t("rage.game.footer_final", locale, table=facts.id, move=state.move_number)
     )
     return embed
+
+
+def final_alt(facts: TableFacts, scene: pictures.FinalSheetScene, locale: object) -> str:
+    """The final picture as plain text: each player's rank, name, points round by round
+    and total, in the picture's order ('1. Ana: 12, −1, 8; total 19')."""
+    last = scene.rounds[-1] if scene.rounds else 0
+    lines = [
+        t(
+            "images.alt.rage_final_row",
+            locale,
+            rank=rank,
+            player=name,
+            points=", ".join(points),
+            total=total,
+        )
+        + ("" if note is None else f" · {note}")
+        for rank, name, points, total, note in zip(
+            scene.ranks,
+            scene.names,
+            scene.points,
+            scene.totals,
+            scene.notes or (None,) * len(scene.names),
+            strict=True,
+        )
+    ]
+    return alt_text(facts, t("images.alt.rage_final", locale, last=last), lines)
 
 
 def rules_embed(locale: object) -> discord.Embed:
@@ -573,25 +607,22 @@ class RageRenderer:
         """The score sheet, privately, for whoever taps Scores."""
         return scores_message(facts, public, locale)
 
-    def final(self, facts: TableFacts, public: RageView, locale: object) -> MessageFields:
-        """The final standings and the whole score sheet."""
-        return {"embed": final_embed(facts, public, locale)}
+    def final(
+        self, facts: TableFacts, public: RageView, locale: object, *, pictures: bool = False
+    ) -> MessageFields:
+        """Who won (and, unless the picture shows them, the standings and the sheet)."""
+        return {"embed": final_embed(facts, public, locale, pictures=pictures)}
 
     def picture(self, facts: TableFacts, public: RageView, locale: object) -> Picture:
         """The trick while playing, the score sheet between rounds and at the end."""
         if public.outcome is not None:
-            scene: pictures.TrickScene | pictures.SheetScene = pictures.sheet_scene(
-                facts, public, locale
-            )
-        else:
-            scene = pictures.table_scene(facts, public, locale)
+            final = pictures.final_sheet_scene(facts, public, locale)
+            return Picture(final, pictures.final_sheet_png, final_alt(facts, final, locale))
+        scene = pictures.table_scene(facts, public, locale)
         if isinstance(scene, pictures.SheetScene):
-            if public.outcome is None:
-                # The sheet while a round is bid: the picture shows the trump and the last
-                # round; the message text the bids being made.
-                alt = sheet_alt(facts, public, locale)
-            else:
-                alt = f"{t('images.alt.rage_sheet', locale)} {scene.title}."
+            # The sheet while a round is bid: the picture shows the trump and the last
+            # round; the message text the bids being made.
+            alt = sheet_alt(facts, public, locale)
             return Picture(scene, pictures.sheet_png, alt)
         return Picture(scene, pictures.trick_png, trick_alt(facts, public, scene, locale))
 

@@ -397,7 +397,7 @@ def replay_message(
     renderer = spec.renderer
     facts = replay_facts(spec, game, locale, final=position.is_final)
     if position.is_final:
-        fields = renderer.final(facts, position.view, locale)
+        fields = renderer.final(facts, position.view, locale, pictures=pictures)
     else:
         fields = renderer.table(facts, position.view, locale, pictures=pictures)
     header = t(

@@ -35,13 +35,19 @@ def alt_text(facts: TableFacts, intro: str, lines: list[str]) -> str:
 def rating_note(facts: TableFacts, player: str, locale: object) -> str:
     """' · Δ +36' (the rating's change) after a finished game's row, or nothing for a
     player not rated."""
+    change = rating_change(facts, player, locale)
+    return "" if change is None else " · " + change
+
+
+def rating_change(facts: TableFacts, player: str, locale: object) -> str | None:
+    """'Δ +36', a player's rating change in a finished game, or None if not rated."""
     level = facts.computers.get(str(player))
     key = str(player) if level is None else f"computer:{level}"  # as the records count it
     change = facts.rating_changes.get(key)
     if change is None:
-        return ""
+        return None
     shown = number(displayed_change(change), locale, signed=True)
-    return " · " + t("final.rating_change", locale, change=shown)
+    return t("final.rating_change", locale, change=shown)
 
 
 def lobby_embed(public: PublicTable, renderer: GameRenderer, locale: object) -> discord.Embed:
@@ -236,7 +242,7 @@ def _public_message(
     if facts.status in ("cancelled", "abandoned") or public.view is None:
         return {"content": None, "embed": closed_embed(public, renderer, locale), "view": None}
     if facts.status == "finished":
-        fields = renderer.final(facts, public.view, locale)
+        fields = renderer.final(facts, public.view, locale, pictures=pictures)
         fields["view"] = rematch_view(facts, locale)
         fields.setdefault("content", None)
         return fields

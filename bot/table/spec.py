@@ -164,8 +164,12 @@ class GameRenderer(Protocol):
         the game's picture goes with it and shows the table, so the text can be short."""
         ...
 
-    def final(self, facts: TableFacts, public: Any, locale: object) -> MessageFields:
-        """The public message of a finished game (its scoreboard), from the public view."""
+    def final(
+        self, facts: TableFacts, public: Any, locale: object, *, pictures: bool = False
+    ) -> MessageFields:
+        """The public message of a finished game (its scoreboard), from the public view;
+        with ``pictures`` the final picture goes with it, so the text says only what the
+        picture does not."""
         ...
 
     def private(self, facts: TableFacts, view: Any, locale: object) -> MessageFields:

@@ -29,13 +29,16 @@ async def play_to_end(table, *, check_each_move: bool = True) -> int:
             pot_now = now.chips_on_card
             chips_part = f"🪙 {pot_now}" if pot_now else "no chips"
             assert embed.title == f"🃏 {now.current_card} · {chips_part}"
-            # The turn pings in the content; the picture shows the table, and its alt text
-            # says it all; the text adds only the last move.
+            # The turn pings in the content; the picture shows the card, the pile and the
+            # hands (its alt text says so); the text says whose turn it is and the last move.
             assert f"<@{now.active_player}>" in (table.message.content or "")
             alt = table.message.attachments[0].description or ""
             assert f"{now.cards_left} card" in alt
             assert not embed.fields
-            last = (embed.description or "").splitlines()[0].removeprefix("Last move: ")
+            lines = (embed.description or "").splitlines()
+            assert f"Turn: <@{now.active_player}>" in lines
+            (last,) = [line for line in lines if line.startswith("Last move: ")]
+            last = last.removeprefix("Last move: ")
             name = actor.name
             if label == "Take" and pot == 0:
                 assert last == f"{name} took {card} with no chips"
@@ -80,14 +83,19 @@ async def test_full_game_by_clicking(simcord_env: Env, count: int) -> None:
     final = table.embed
     assert final.title == "No Thanks! — final scores"
     standings = game.standings()
-    for row, field in zip(standings, final.fields, strict=False):
-        assert table.actor(row.player).name in field.name
-        # "🥇 ana: 42 · Δ +36": the total, then the rating change of this game.
-        assert re.fullmatch(rf".*: {row.total} · Δ [+−±][\d,]+", field.name)
-        assert f"Card points {row.card_points} − chips {row.chips} = **{row.total}**" in field.value
-    removed = final.fields[-1]
-    assert removed.name == "The nine cards removed at the start"
-    assert removed.value == ", ".join(str(c) for c in game.removed)
+    # Pictures on (the default): the picture is the board and its alt text says every row
+    # as the text-only board would; the text itself is who won.
+    assert final.fields == []
+    (attachment,) = table.message.attachments
+    alt = attachment.description or ""
+    for row in standings:
+        total = f"−{-row.total}" if row.total < 0 else str(row.total)
+        name = re.escape(table.actor(row.player).name)
+        # "🥇 ana: 42 · Δ +36: Cards: 12–14 · 27, Card points 48 − chips 6 = 42"
+        points = re.escape(f"Card points {row.card_points} − chips {row.chips} = {total}")
+        assert re.search(rf"{name}: {total} · Δ [+−±][\d,]+: Cards: [^:]*, {points}", alt), alt
+    removed = ", ".join(str(c) for c in game.removed)
+    assert f"The nine cards removed at the start: {removed}." in alt
     winners = [table.actor(s.player).name for s in standings if s.rank == 1]
     assert all(name in final.description for name in winners)
     assert set(button_ids(table.message)) == {"Rematch"}

@@ -16,8 +16,8 @@ from simcord.preview import _capture
 
 from bot.client.bot import CardtableBot
 from bot.engines.rage import RageState
-from tests.e2e.helpers import choose, open_table
-from tests.e2e.test_rage_table import open_rage
+from tests.e2e.helpers import choose, message_by_id, open_table
+from tests.e2e.test_rage_table import RageTable, open_rage, pick
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 PHONE = (390, 4000)  # a phone's width; tall enough that the whole message is in view
@@ -132,3 +132,68 @@ async def test_rage_table_height_on_a_phone(
     )
     print(f"rage {count} players, pictures {pictures}: {height} px")
     assert 200 < height <= BUDGETS[("rage", count)]
+
+
+# The final board (the scoreboard a finished game leaves in the channel) must fit a phone's
+# whole screen: it is the one message everyone looks at when the game ends.
+FINAL_BUDGET = 844
+
+
+async def _seat_with_computers(env: Env, game: str, count: int) -> tuple[Any, Any, Any, int]:
+    """One person and ``count - 1`` normal computers at a started table of ``game``: (the
+    guild, the channel, the person, the table id). Computers are named with their level
+    ('🤖 Computer 1 (normal)'), the longest names a final board shows."""
+    await env.bot.tree.sync()
+    guild = env.create_guild()
+    channel = guild.create_text_channel(game)
+    ana = guild.add_member(env.create_user("ana"))
+    result = await ana.slash(channel, f"{game} start", bots=count - 1, bot_level="normal")
+    assert result.response is not None and not result.ephemeral
+    await ana.click(result.response.message, label="Start")
+    session = env.bot.tables.in_channel(channel.id)
+    assert session is not None
+    return guild, channel, ana, session.id
+
+
+@pytest.mark.parametrize("count", [4, 7])
+async def test_nothanks_final_board_height_on_a_phone(simcord_env: Env, count: int) -> None:
+    """A No Thanks! final board, after a whole game, fits a phone's screen with pictures on."""
+    env = simcord_env
+    _, channel, ana, table_id = await _seat_with_computers(env, "nothanks", count)
+    message_id = env.bot.tables.get(table_id).record.message_id
+    for _ in range(2000):
+        session = env.bot.tables.get(table_id)
+        if session is None or session.status != "running":
+            break
+        game = session.engine
+        if game.active_player == str(ana.id):
+            await ana.click(message_by_id(env, channel, message_id), label=choose(game))
+        else:
+            await env.settle()
+    message = message_by_id(env, channel, message_id)
+    assert message.embeds and message.attachments, "the final board and its picture"
+    height = await height_of(env, channel, ana, message, f"nothanks-{count}-final")
+    print(f"nothanks {count} players, final board: {height} px")
+    assert 200 < height <= FINAL_BUDGET
+
+
+@pytest.mark.parametrize("count", [4, 8])
+async def test_rage_final_board_height_on_a_phone(simcord_env: Env, count: int) -> None:
+    """A Rage final board, after a whole game, fits a phone's screen with pictures on."""
+    env = simcord_env
+    guild, channel, ana, table_id = await _seat_with_computers(env, "rage", count)
+    message_id = env.bot.tables.get(table_id).record.message_id
+    table = RageTable(env, guild, channel, [ana], message_id)
+    for _ in range(5000):
+        if not table.running:
+            break
+        state = table.state
+        if str(ana.id) in state.acting_players():
+            await table.act(str(ana.id), pick(state, str(ana.id)))
+        else:
+            await env.settle()
+    message = table.message
+    assert message.embeds and message.attachments, "the final board and its picture"
+    height = await height_of(env, channel, ana, message, f"rage-{count}-final")
+    print(f"rage {count} players, final board: {height} px")
+    assert 200 < height <= FINAL_BUDGET

@@ -181,11 +181,21 @@ async def test_full_game(simcord_env: Env, count: int, variant: dict[str, bool])
     state = RageState.from_dict(record.state)
     outcome = state.outcome()
     assert outcome is not None
-    lines = final.fields[0].value.splitlines()
-    for line, standing in zip(lines, outcome.standings, strict=True):
-        assert re.fullmatch(rf".*: {standing.score} · Δ [+−±][\d,]+", line)
-    sheet = final.fields[1].value.splitlines()  # the score sheet: a line per player
-    assert len(sheet) == count and all(line.count(" ") >= 11 for line in sheet)
+    # Pictures on (the default): the picture is the board (ranks, names, rating changes,
+    # every round, totals) and its alt text says it all; the text is who won.
+    assert final.fields == []
+    (attachment,) = table.message.attachments
+    alt = attachment.description or ""
+    assert "rounds 1 to 10" in alt and alt.count("; total ") == count
+    sheet = state.score_sheet()
+    for standing in outcome.standings:
+        seat = sheet.players.index(standing.player)
+        points = [row.entries[seat].points for row in sheet.rows]
+        shown = ", ".join(f"−{-p}" if p is not None and p < 0 else str(p) for p in points)
+        score = f"−{-standing.score}" if standing.score < 0 else str(standing.score)
+        name = table.actor(standing.player).name
+        line = rf"{standing.rank}\. {name}: {re.escape(shown)}; total {score} · Δ [+−±][\d,]+"
+        assert re.search(line, alt), (line, alt)
     assert "Show my hand" not in (final.footer.text or "")
     labels = [item.label for row in table.message.components for item in row.children]
     assert labels == ["Rematch"]

@@ -67,8 +67,10 @@ class HighCardRenderer:
         )
         return {"content": None, "embed": embed, "view": view}
 
-    def final(self, facts: TableFacts, public: HighCardView, locale: object) -> MessageFields:
-        """The final points, most first."""
+    def final(
+        self, facts: TableFacts, public: HighCardView, locale: object, *, pictures: bool = False
+    ) -> MessageFields:
+        """The final points, most first (High card has no picture)."""
         best = max(public.points.values())
         winners = [facts.name(p) for p in public.players if public.points[p] == best]
         embed = discord.Embed(title="High card — final scores", colour=COLOUR)

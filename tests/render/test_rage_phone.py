@@ -8,7 +8,7 @@ import re
 import pytest
 from PIL import Image, ImageDraw
 
-from bot.engines.rage import JOKER, Colour, Phase, RageState, card
+from bot.engines.rage import JOKER, Colour, Phase, RageOptions, RageState, card
 from bot.i18n import t
 from bot.render import rage
 from bot.render.images import cards
@@ -171,3 +171,77 @@ def test_the_heart_is_drawn_as_a_heart_not_a_square() -> None:
     assert image.getpixel((15, 85)) == (0, 0, 0)  # the bottom corners are empty
     assert image.getpixel((85, 85)) == (0, 0, 0)
     assert image.getpixel((50, 14)) == (0, 0, 0)  # the notch between the lobes
+
+
+# -- 5. while bidding, the awaited players are named once -----------------------------------
+
+
+def bidding(bids: int, **options: bool) -> RageState:
+    """Round 2 being bid, after ``bids`` bids of it."""
+    state = RageState.new(PLAYERS, seed=3, options=RageOptions(**options))
+    while state.round < 2 or state.view(None).phase is not Phase.BIDDING:
+        player = state.acting_players()[0]
+        state.apply(player, state.legal_actions(player)[0])
+    for _ in range(bids):
+        player = state.acting_players()[0]
+        state.apply(player, state.legal_actions(player)[0])
+    return state
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("images", [True, False])
+@pytest.mark.parametrize("variant", [{}, {"hidden_bids": True}], ids=["in-turn", "at-once"])
+def test_while_bidding_the_awaited_players_are_named_once(
+    locale: str, images: bool, variant: dict[str, bool]
+) -> None:
+    """The content's line pings whoever still bids; the embed names nobody again, it marks
+    their rows with ▶ (and only theirs); the picture's alt text, like the picture, does not
+    change with a bid (the content line says whom the table waits for)."""
+    table = facts()
+    view = bidding(1, **variant).view(None)
+    waiting = list(view.players_to_act)
+    assert 1 <= len(waiting) < len(PLAYERS)
+    assert len(waiting) > 1 or not variant
+    fields = public_message(PublicTable(table, view), rage.RageRenderer(), locale, pictures=images)
+    content = fields["content"] or ""
+    assert all(table.mention(player) in content for player in waiting)
+    description = fields["embed"].description or ""
+    assert "<@" not in description
+    assert all(table.mention(player) not in description for player in waiting)
+    marked = [line for line in description.splitlines() if line.startswith("▶ ")]
+    assert sorted(marked) == sorted(
+        "▶ " + rage.player_line(table, view, PLAYERS.index(player), locale) for player in waiting
+    )
+    alt = rage.table_alt(table, view, locale)
+    assert alt == rage.table_alt(table, bidding(0, **variant).view(None), locale)
+
+
+# -- 6. the trump in the trick picture has its word ------------------------------------------
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_trick_picture_names_the_trump_in_words(
+    monkeypatch: pytest.MonkeyPatch, locale: str
+) -> None:
+    """Beside its token the trick picture writes the trump's colour (and the led colour's)
+    in the table's language, at least 12 CSS px as a phone shows it, and the token is
+    20 CSS px across (it was a 19-px badge with no word)."""
+    from bot.render.images import rage as images
+    from tests.render.images.test_phone_readable import painted_texts
+
+    state = playing(2)
+    while state.view(None).trump is None or not state.view(None).trick:
+        player = state.acting_players()[0]
+        state.apply(player, state.legal_actions(player)[0])
+    view = state.view(None)
+    scene = images.trick_scene(facts(), view, locale)
+    assert view.trump is not None and scene.trump == view.trump.code
+    word = t(f"rage.colour.{view.trump.code}", locale)
+    assert scene.trump_name == word
+    drawn, width = painted_texts(monkeypatch, (scene, images.trick_png))
+    sizes = {text: size for text, size in drawn}
+    assert word in sizes, drawn
+    assert sizes[word] * cards.SHOWN_WIDTH / width >= 12
+    if scene.led is not None:
+        assert t(f"rage.colour.{scene.led}", locale) in sizes
+    assert 2 * images.SWATCH_R / cards.SCALE >= 20

@@ -135,26 +135,80 @@ def _mask(part: str, face: Font) -> tuple[Image.Image | None, int, int, float]:
     return mask, int(left), int(top), advance
 
 
+def words(text: str) -> list[str]:
+    """A text cut where a line may break: after a space or a hyphen ("Анна-" / "Мария"),
+    each piece keeping its trailing space or hyphen."""
+    return [piece for piece in re.split(r"(?<=[ \-])", text) if piece]
+
+
+def _fill(pieces: list[str], size: int, width: float, bold: bool, lines: int) -> list[str] | None:
+    """Whole words in at most ``lines`` lines of ``width`` pixels, each line as full as it
+    can be ('🤖 Computer 2' / '(hard)': the number stays with its name); None if some word
+    does not fit a line or the words need more lines."""
+    taken: list[str] = []
+    rest = pieces
+    while rest:
+        end = 0
+        while (
+            end < len(rest) and text_width("".join(rest[: end + 1]).rstrip(), size, bold) <= width
+        ):
+            end += 1
+        if end == 0 or len(taken) == lines:
+            return None
+        taken.append("".join(rest[:end]).rstrip())
+        rest = rest[end:]
+    return taken
+
+
 @lru_cache(maxsize=4096)
-def two_lines(text: str, size: int, width: float, bold: bool = False) -> tuple[str, ...]:
-    """A name in at most two lines of ``width`` pixels: broken between words if it can be,
-    else between letters; what still does not fit ends in an ellipsis."""
-    if text_width(text, size, bold) <= width:
-        return (text,)
-    # Break after a space or a hyphen ("Анна-" / "Мария").
-    words = re.split(r"(?<=[ \-])", text)
-    first = ""
-    for index in range(len(words) - 1, 0, -1):
-        candidate = "".join(words[:index]).rstrip()
-        # A break that leaves the first line half empty ("🤖" / "Computer 2…") would cut
-        # the name short: break between letters instead.
-        if width / 3 <= text_width(candidate, size, bold) <= width:
-            first, rest = candidate, "".join(words[index:])
+def fit_lines(
+    text: str, size: int, width: float, bold: bool = False, lines: int = 2, lighter: bool = False
+) -> tuple[tuple[str, ...], bool]:
+    """A name (or a sum) in at most ``lines`` lines of ``width`` pixels, and whether it is
+    drawn bold: a line breaks only between words, never inside one ("Compu" / "ter 3").
+
+    Fewer lines first; with ``lighter`` a bold text that does not fit is tried in the
+    regular weight (narrower, same size) before anything is cut. What still does not fit
+    is cut at the end of a word with an ellipsis, on its last line.
+    """
+    pieces = words(text)
+    weights = [bold, False] if bold and lighter else [bold]
+    for count in range(1, lines + 1):
+        for weight in weights:
+            found = _fill(pieces, size, width, weight, count)
+            if found is not None:
+                return tuple(found), weight
+    # Too long: the weight that shows the most of it, cut at the end of a word.
+    return max((_cut(pieces, size, width, weight, lines) for weight in weights), key=_shown)
+
+
+def _shown(fitted: tuple[tuple[str, ...], bool]) -> int:
+    return sum(len(line.removesuffix(ELLIPSIS)) for line in fitted[0])
+
+
+def _cut(
+    pieces: list[str], size: int, width: float, bold: bool, lines: int
+) -> tuple[tuple[str, ...], bool]:
+    """As many whole words as fit the first lines; the rest on the last line, cut with an
+    ellipsis (a word wider than a line is cut on its own line)."""
+    taken: list[str] = []
+    rest = pieces
+    while len(taken) < lines - 1 and rest:
+        end = 0
+        while (
+            end < len(rest) and text_width("".join(rest[: end + 1]).rstrip(), size, bold) <= width
+        ):
+            end += 1
+        if end == 0:
             break
-    else:
-        chars = list(text)
-        cut = len(chars)
-        while cut > 1 and text_width("".join(chars[:cut]), size, bold) > width:
-            cut -= 1
-        first, rest = "".join(chars[:cut]), "".join(chars[cut:])
-    return (first, fit_text(rest.strip(), size, width, bold)) if rest.strip() else (first,)
+        taken.append("".join(rest[:end]).rstrip())
+        rest = rest[end:]
+    if rest:
+        taken.append(fit_text("".join(rest).strip(), size, width, bold))
+    return tuple(taken), bold
+
+
+def two_lines(text: str, size: int, width: float, bold: bool = False) -> tuple[str, ...]:
+    """A text in at most two lines of ``width`` pixels, broken between words only; what
+    still does not fit ends in an ellipsis."""
+    return fit_lines(text, size, width, bold)[0]

@@ -14,7 +14,8 @@ from PIL import ImageDraw
 from bot.engines.nothanks import PlayerView, rank_standings, runs, score
 from bot.i18n import t
 from bot.render.images import cards as c
-from bot.render.images.fonts import draw_text, text_width, two_lines
+from bot.render.images.fonts import draw_text, fit_lines, text_width, two_lines
+from bot.render.table import rating_change
 from bot.table.spec import TableFacts
 
 # Sizes in CSS px as a phone shows them (see cards.SHOWN_WIDTH), painted at px().
@@ -33,6 +34,10 @@ NAME_WIDTH = c.px(112)  # the left column: name, points, chips
 CARDS_LEFT = MARGIN + NAME_WIDTH + c.px(6)
 CARDS_WIDTH = c.WIDTH - MARGIN - CARDS_LEFT
 LINE = c.px(15)  # one line of TEXT
+# The final board: the name on a line of its own across the row, the sum ('46 − 14 chips
+# = 32', never wrapped) in a left column as wide as the widest sum (at most SUM_WIDTH),
+# the cards beside it.
+SUM_WIDTH = c.px(140)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +50,7 @@ class Row:
     chips: str | None  # the chip count, only where everyone may see it
     marked: bool  # the active player (live) or a winner (final)
     rank: int | None = None
+    note: str | None = None  # on the final board, the rating's change ('Δ +7')
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +128,7 @@ def final_scene(facts: TableFacts, view: PlayerView, locale: object) -> FinalSce
             chips=None,
             marked=s.rank == 1,
             rank=s.rank,
+            note=rating_change(facts, s.player, locale),
         )
         for s in standings
     )
@@ -184,12 +191,14 @@ def _row_height(row: Row) -> float:
     return max(cards, text)
 
 
-def _draw_runs(draw: ImageDraw.ImageDraw, row: Row, left: float, top: float) -> None:
+def _draw_runs(
+    draw: ImageDraw.ImageDraw, row: Row, left: float, top: float, width: float = CARDS_WIDTH
+) -> None:
     """A row's cards, runs side by side; a run's higher cards are dimmed (they do not count)."""
     if not row.runs:
         draw_text(draw, (left + c.px(4), top + CARD_H / 2), "—", TEXT, c.MUTED)
         return
-    for line_no, line in enumerate(_card_lines(row.runs, CARDS_WIDTH)):
+    for line_no, line in enumerate(_card_lines(row.runs, width)):
         y = top + line_no * (CARD_H + LINE_GAP)
         # A run sits on one tray, so it reads as one group at a glance.
         groups: list[tuple[float, float]] = []
@@ -293,14 +302,75 @@ def table_png(scene: TableScene) -> bytes:
     return c.to_png(image)
 
 
+def _final_name(row: Row) -> tuple[str, bool]:
+    """The name on one line beside the medal and left of the rating's change (ellipsized
+    if even the regular weight is too wide), and whether it is bold."""
+    room: float = c.WIDTH - 2 * MARGIN - c.px(20)
+    if row.note:
+        room -= text_width(row.note, TEXT) + c.px(8)
+    (line,), bold = fit_lines(row.name, TEXT, room, True, 1, lighter=True)
+    return line, bold
+
+
+def _final_sum(row: Row) -> tuple[str, bool]:
+    """The sum on one line of the left column, in the regular weight if bold is too wide."""
+    (line,), bold = fit_lines(row.right, TEXT, SUM_WIDTH, True, 1, lighter=True)
+    return line, bold
+
+
+def _cards_left(scene: FinalScene) -> float:
+    """Where the final board's cards start: right of the widest sum."""
+    widest = 0.0
+    for row in scene.rows:
+        line, bold = _final_sum(row)
+        widest = max(widest, text_width(line, TEXT, bold))
+    return MARGIN + min(widest, SUM_WIDTH) + c.px(10)
+
+
+def _final_row_height(row: Row, left: float) -> float:
+    lines = len(_card_lines(row.runs, c.WIDTH - MARGIN - left)) if row.runs else 1
+    return LINE + max(LINE, lines * (CARD_H + LINE_GAP) - LINE_GAP) + c.px(2)
+
+
+def _draw_final_row(draw: ImageDraw.ImageDraw, row: Row, top: float, left: float) -> float:
+    """One player of the final board: medal, name and rating change on the first line;
+    the sum, then the cards beside it; the row's height."""
+    height = _final_row_height(row, left)
+    if row.marked:
+        edge = c.px(4)
+        draw.rounded_rectangle(
+            (MARGIN - edge, top - edge, c.WIDTH - MARGIN + edge, top + height + edge),
+            radius=c.px(5),
+            outline=c.ACTIVE,
+            width=c.px(1.5),
+        )
+    mid = top + LINE / 2
+    rank = row.rank or 0
+    medal = {1: c.GOLD, 2: (200, 204, 212), 3: (205, 127, 50)}.get(rank, c.FELT_LINE)
+    r = c.px(8)
+    draw.ellipse((MARGIN, mid - r, MARGIN + 2 * r, mid + r), fill=medal)
+    ink = c.INK if rank <= 3 else c.WHITE
+    draw_text(draw, (MARGIN + r, mid), str(rank), TEXT, ink, bold=True, anchor="m")
+    name, bold = _final_name(row)
+    draw_text(draw, (MARGIN + c.px(20), mid), name, TEXT, c.WHITE, bold=bold)
+    if row.note:
+        draw_text(draw, (c.WIDTH - MARGIN, mid), row.note, TEXT, c.MUTED, anchor="r")
+    cards_top = top + LINE + c.px(2)
+    total, bold = _final_sum(row)
+    draw_text(draw, (MARGIN, cards_top + CARD_H / 2), total, TEXT, c.GOLD, bold=bold)
+    _draw_runs(draw, row, left, cards_top, c.WIDTH - MARGIN - left)
+    return height
+
+
 def final_png(scene: FinalScene) -> bytes:
     """The final board as a PNG: ranked rows, then the nine removed cards revealed."""
-    rows_height = sum(_row_height(row) + ROW_GAP for row in scene.rows)
+    left = _cards_left(scene)
+    rows_height = sum(_final_row_height(row, left) + ROW_GAP for row in scene.rows)
     removed_height = LINE + CARD_H + MARGIN + c.px(6)
     image, draw = c.canvas(int(MARGIN + c.px(4) + rows_height + removed_height))
     top = float(MARGIN + c.px(4))
     for row in scene.rows:
-        top += _draw_row(draw, row, top) + ROW_GAP
+        top += _draw_final_row(draw, row, top, left) + ROW_GAP
     draw.rectangle((0, top, c.WIDTH, image.height), fill=c.FELT_DARK)
     draw_text(draw, (MARGIN, top + c.px(12)), scene.removed_label, TEXT, c.MUTED, bold=True)
     x = MARGIN

@@ -17,6 +17,7 @@ from tests.render.images.scenes import (
     GOLDEN,
     decode,
     facts,
+    finished_nothanks,
     many_cards_view,
     mid_trick,
     rage_game,
@@ -42,10 +43,24 @@ def rage_sheet() -> bytes:
     return rage.sheet_png(rage.sheet_scene(facts("rage", 8), state.view(None), "ru"))
 
 
+def rage_final() -> bytes:
+    """Eight players' whole score sheet after the game, German."""
+    state = rage_game(8, until=lambda s: s.is_over)
+    return rage.final_sheet_png(rage.final_sheet_scene(facts("rage", 8), state.view(None), "de"))
+
+
+def nothanks_final() -> bytes:
+    """The final board of seven players, Russian."""
+    view = finished_nothanks(7).view(None)
+    return nothanks.final_png(nothanks.final_scene(facts("nothanks", 7), view, "ru"))
+
+
 CASES: dict[str, Callable[[], bytes]] = {
     "nothanks-table": nothanks_table,
     "rage-trick": rage_trick,
     "rage-sheet": rage_sheet,
+    "rage-final": rage_final,
+    "nothanks-final": nothanks_final,
 }
 
 

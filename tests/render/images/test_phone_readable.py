@@ -57,12 +57,19 @@ def rage_sheet(locale: str) -> Painting:
     return rage.sheet_scene(facts("rage", 8), state.view(None), locale), rage.sheet_png
 
 
+def rage_final(locale: str) -> Painting:
+    """The final picture of eight players: the whole score sheet."""
+    state = rage_game(8, until=lambda s: s.is_over)
+    return rage.final_sheet_scene(facts("rage", 8), state.view(None), locale), rage.final_sheet_png
+
+
 PICTURES: dict[str, Callable[[str], Painting]] = {
     "nothanks-table": nothanks_table,
     "nothanks-early": nothanks_early,
     "nothanks-final": nothanks_final,
     "rage-trick": rage_trick,
     "rage-sheet": rage_sheet,
+    "rage-final": rage_final,
 }
 
 
@@ -70,7 +77,7 @@ def names_in(scene: Any) -> list[str]:
     """The players' names a scene shows."""
     if isinstance(scene, rage.TrickScene):
         return [laid.name for laid in scene.cards]
-    if isinstance(scene, rage.SheetScene):
+    if isinstance(scene, rage.SheetScene | rage.FinalSheetScene):
         return list(scene.names)
     return [row.name for row in scene.rows]
 
@@ -99,13 +106,18 @@ def painted_texts(
 
 
 def kept(name: str, drawn: list[str]) -> int:
-    """How many leading characters of a name the picture shows, on one line or two."""
+    """How many leading characters of a name the picture shows, on one to three lines."""
     best = 0
     for index, first in enumerate(drawn):
+        # A name takes up to three lines (under a Rage card), joined by a space or not
+        # (after a hyphen).
         candidates = [first]
-        if index + 1 < len(drawn):
-            second = drawn[index + 1]
-            candidates += [first + second, first + " " + second]
+        for more in range(1, 3):
+            following = drawn[index + 1 : index + 1 + more]
+            if len(following) < more:
+                break
+            for joined in list(candidates):
+                candidates += [joined + following[-1], joined + " " + following[-1]]
         for candidate in candidates:
             candidate = candidate.removesuffix(fonts.ELLIPSIS)
             length = 0

@@ -127,6 +127,7 @@ class Timers:
         self._name = name
         self._waiting: dict[int, asyncio.TimerHandle] = {}  # table id -> its next event's timer
         self._tasks: dict[int, asyncio.Task[None]] = {}  # table id -> event being carried out
+        self._running: set[int] = set()  # tables whose event is being carried out (or retried)
 
     def __len__(self) -> int:
         return len(self._waiting.keys() | self._tasks.keys())
@@ -152,7 +153,7 @@ class Timers:
 
     def busy(self, table_id: int) -> bool:
         """Whether a table's timed event is being carried out now (or retried)."""
-        return table_id in self._tasks
+        return table_id in self._running
 
     def cancel(self, table_id: int) -> None:
         """Stop whatever was scheduled for a table."""
@@ -175,6 +176,19 @@ class Timers:
             # Due later than the timer fired (the clock was set back, or the bot became
             # ready late after a restart's timers were set): wait out the rest.
             await asyncio.sleep(delay)
+        self._running.add(session.id)
+        try:
+            await self._carry_out(session, event)
+        finally:
+            self._running.discard(session.id)
+        if self._tasks.get(session.id) is asyncio.current_task():
+            # Done without a change that planned the next event (a ping): plan it now.
+            del self._tasks[session.id]
+            if session.is_open:
+                self.schedule(session)
+
+    async def _carry_out(self, session: TableSession, event: TimedEvent) -> None:
+        """Carry an event out, retried until it is done (or the table closed)."""
         attempt = 0
         while True:
             try:
@@ -209,8 +223,3 @@ class Timers:
                 await asyncio.sleep(delay)
             if not session.is_open:
                 break
-        if self._tasks.get(session.id) is asyncio.current_task():
-            # Done without a change that planned the next event (a ping): plan it now.
-            del self._tasks[session.id]
-            if session.is_open:
-                self.schedule(session)

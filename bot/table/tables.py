@@ -362,8 +362,9 @@ class Tables:
         and after its next event leaves the idle window."""
         at = self._used.get(session.id, now) + self.idle_seconds
         event = next_event(session, now)
-        if event is not None:
-            at = max(at, event.due - max(self.idle_seconds, LOOKAHEAD))
+        if event is not None and event.due <= now + max(self.idle_seconds, LOOKAHEAD):
+            # Due soon: it stays at least until then (the event's change touches it).
+            at = max(at, event.due)
         if session.lock.locked() or session.unsettled is not None or self.timers.busy(session.id):
             at = max(at, now + RETRY_SECONDS)
         return max(at, now + RETRY_SECONDS) if at <= now else at

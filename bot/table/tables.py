@@ -37,7 +37,9 @@ IDLE_SECONDS = 300.0
 # How far ahead the scheduler loads what falls due: a table due within LOOKAHEAD is
 # loaded, and its own timer carries the event out on time.
 LOOKAHEAD = 5.0
-# How soon the scheduler (or an idle table's unloading) tries again after a failure.
+# How soon the scheduler (or an idle table's unloading) tries again after a failure, and
+# the least time between two of its reads: many due times close together are loaded a
+# few at a time, still LOOKAHEAD - RETRY_SECONDS before they fall due.
 RETRY_SECONDS = 1.0
 
 
@@ -611,7 +613,7 @@ class Tables:
             due = await self.storage.next_due(after, limit, shards.count, shards.ids)
         for table_id, at in due:
             if table_id not in self._by_id:
-                return at - LOOKAHEAD
+                return max(at - LOOKAHEAD, self.clock() + RETRY_SECONDS)
         return None
 
     async def poll_due(self) -> list[TableSession]:

@@ -160,13 +160,13 @@ class Cardtable(commands.Cog, name=COG_NAME):
         if show not in ("on", "off"):
             raise ValueError(f"unknown images choice {show!r}")
         await self.images.set(interaction.guild_id, show == "on")
-        # Every open table of the server shows the change now, not at its next move.
-        for session in list(self.bot.tables):
-            if session.record.guild_id == interaction.guild_id:
-                self.bot.publisher.refresh(session)
         await interaction.response.send_message(
             t(f"settings.images.{show}", interaction.locale), ephemeral=True
         )
+        # Every open table of the server shows the change now, not at its next move: the
+        # ones out of memory are loaded for it (after the answer, which must come at once).
+        for session in await self.bot.tables.load_guild(interaction.guild_id):
+            self.bot.publisher.refresh(session)
 
     @group.command(name="pings", description="When a turn pings the players it waits for")
     @app_commands.describe(

@@ -300,6 +300,15 @@ class Storage(ABC):
         )
         return found[0] if found else None
 
+    async def open_tables_of(self, guild_id: int) -> list[tuple[int, int]]:
+        """The open tables of one server, as (table id, channel id), oldest first."""
+        rows = await self.read(
+            "SELECT id, channel_id FROM tables WHERE status IN ('lobby', 'running')"
+            " AND guild_id = ? ORDER BY id",
+            (guild_id,),
+        )
+        return [(int(row[0]), int(row[1])) for row in rows]
+
     async def load_table(self, table_id: int) -> TableRecord | BrokenRow | None:
         """The table with this id (a BrokenRow if it cannot be decoded), or None."""
         found = await self._records("SELECT * FROM tables WHERE id = ?", (table_id,))

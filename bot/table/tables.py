@@ -296,6 +296,16 @@ class Tables:
         await self.storage.quarantine(row.id)
         self.publisher.show_broken(row)
 
+    async def load_guild(self, guild_id: int) -> list[TableSession]:
+        """Every open table of a server, loaded (a setting that changes how all of them
+        look, say); they leave memory again when idle."""
+        loaded = []
+        for table_id, channel_id in await self.storage.open_tables_of(guild_id):
+            session = await self.load(table_id, channel_id)
+            if session is not None:
+                loaded.append(session)
+        return loaded
+
     async def seated_at_open_table(self, user_id: int) -> bool:
         """Whether a person sits at an open table of any process (loaded or not)."""
         if any(s.is_open and user_id in s.record.seats for s in self._by_id.values()):

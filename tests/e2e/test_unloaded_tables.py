@@ -21,6 +21,8 @@ from tests.e2e.helpers import (
     open_table,
     snapshot,
 )
+from tests.e2e.test_cardtable_cog import setup_guild
+from tests.e2e.test_table_images import until
 
 IDLE = 60.0  # seconds a table stays in memory unused, in these tests
 LONG_TURN = 600  # the longest turn a command gives: its ping and deadline lie past IDLE
@@ -142,3 +144,17 @@ async def test_a_command_finds_the_channels_unloaded_table(simcord_env: Env) -> 
     done = await table.players[0].slash(table.channel, "nothanks stop")
     assert done.response.content == "The table has been stopped."
     assert table.embed.title == "No Thanks! — table closed"
+
+
+async def test_images_off_reaches_a_table_out_of_memory(simcord_env: Env) -> None:
+    """`/cardtable images off` takes the picture off every open table of the server,
+    those out of memory too (loaded for it), as it does for those in memory."""
+    guild, channel, (admin, _) = await setup_guild(simcord_env)
+    table = await open_table(simcord_env, 3, guild=guild, turn_seconds=LONG_TURN)
+    assert table.message.attachments
+    await simcord_env.advance_time(IDLE + 1)
+    assert simcord_env.bot.tables.get(table.table_id) is None
+    answer = await admin.slash(channel, "cardtable images", show="off")
+    assert answer.ephemeral and "text only" in answer.response.content
+    await until(simcord_env, lambda: not table.message.attachments)
+    assert "cards left" in (table.embed.description or "")

@@ -266,6 +266,7 @@ class Tables:
             await self._quarantine(adopted)
             return None
         self._remember(adopted)
+        self._touch(adopted)
         self.timers.schedule(adopted)
         return adopted
 

@@ -275,5 +275,7 @@ async def test_a_command_loads_the_channels_table(h: Harness) -> None:
     with pytest.raises(UserError) as refused:
         await open_lobby(h, NOTHANKS)
     assert user_error(refused)[0] == "table.channel_busy"
-    assert h.tables.in_channel(CHANNEL) is not None
+    found = h.tables.in_channel(CHANNEL)
+    assert found is not None
+    await idle_out(h, found)  # loaded by the refusal, it leaves memory again
     assert await h.tables.load(session.id, CHANNEL + 1) is None  # another channel's click

@@ -213,9 +213,10 @@ class Storage(ABC):
                 continue  # an unreadable old row is simply not back-filled
         return found
 
-    async def quarantine(self, table_id: int) -> None:
-        """Close a table that no longer loads (status `broken`), freeing its channel."""
-        await self._transaction(work.quarantine, table_id, time.time())
+    async def quarantine(self, table_id: int) -> bool:
+        """Close an open table that no longer loads (status `broken`), freeing its channel;
+        whether it was open (a closed table's unreadable row is left as it is)."""
+        return await self._transaction(work.quarantine, table_id, time.time())
 
     async def rematch_opened(self, table_id: int) -> bool:
         """Whether a rematch of this table was ever opened (a table is rematched once)."""

@@ -280,14 +280,15 @@ async def _rate(tx: Transaction, result: GameResult) -> dict[str, float]:
     return changes
 
 
-async def quarantine(tx: Transaction, table_id: int, now: float) -> None:
-    """Close a table that no longer loads (status `broken`)."""
-    await tx.execute(
+async def quarantine(tx: Transaction, table_id: int, now: float) -> bool:
+    """Close an open table that no longer loads (status `broken`); whether it was open."""
+    changed = await tx.execute(
         "UPDATE tables SET status = 'broken', due_at = NULL, updated_at = ?,"
-        " revision = revision + 1 WHERE id = ?",
+        " revision = revision + 1 WHERE id = ? AND status IN ('lobby', 'running')",
         now,
         table_id,
     )
+    return changed == 1
 
 
 async def set_due(tx: Transaction, table_id: int, revision: int, due_at: float | None) -> bool:

@@ -293,8 +293,9 @@ class Tables:
         )
 
     async def _quarantine(self, row: BrokenRow) -> None:
+        if not await self.storage.quarantine(row.id):
+            return  # a closed table's unreadable row (a click on an old game): left alone
         log.error("table %s (%s) is quarantined: %s", row.id, row.game, row.reason)
-        await self.storage.quarantine(row.id)
         self.publisher.show_broken(row)
 
     async def load_guild(self, guild_id: int) -> list[TableSession]:

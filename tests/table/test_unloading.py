@@ -279,3 +279,22 @@ async def test_a_command_loads_the_channels_table(h: Harness) -> None:
     assert found is not None
     await idle_out(h, found)  # loaded by the refusal, it leaves memory again
     assert await h.tables.load(session.id, CHANNEL + 1) is None  # another channel's click
+
+
+async def test_an_unreadable_row_is_quarantined_when_loaded_only_if_open(h: Harness) -> None:
+    """A click that loads an open table whose row no longer reads quarantines it (once,
+    shown on its message); an unreadable closed table's row is left as it is."""
+    broken = await game(h, NOTHANKS, CHANNEL, turn_seconds=DAY)
+    closed = await game(h, NOTHANKS, CHANNEL + 1)
+    await closed.change(lambda d: d.stop(HOST, True))
+    await idle_out(h, broken)
+    for session in (broken, closed):
+        await h.backend.execute("UPDATE tables SET state = ? WHERE id = ?", '{"torn', session.id)
+    assert await h.tables.load(broken.id, CHANNEL) is None
+    assert await h.tables.load(closed.id, CHANNEL + 1) is None
+    assert [row.id for row in h.publisher.broken] == [broken.id]
+    statuses = await h.storage.read("SELECT id, status FROM tables ORDER BY id")
+    assert [(row[0], row[1]) for row in statuses] == [
+        (broken.id, "broken"),
+        (closed.id, "abandoned"),
+    ]

@@ -85,6 +85,9 @@ class Settings:
     metrics_host: str = "127.0.0.1"
     # CARDTABLE_LOG_FORMAT: "text" (one readable line) or "json" (one object a line).
     log_format: str = "text"
+    # CARDTABLE_TABLE_IDLE_SECONDS: a table with no click, change or timed event for this
+    # long leaves memory (its row stays; its next click, command or due time loads it).
+    table_idle_seconds: float = 300.0
 
     @property
     def lane_rate(self) -> float:
@@ -102,7 +105,8 @@ class Settings:
             f"ai_workers={self.ai_workers!r}, rest_rate={self.rest_rate!r}, "
             f"rest_share={self.rest_share!r}, api_base={self.api_base!r}, "
             f"metrics_port={self.metrics_port!r}, metrics_host={self.metrics_host!r}, "
-            f"log_format={self.log_format!r})"
+            f"log_format={self.log_format!r}, "
+            f"table_idle_seconds={self.table_idle_seconds!r})"
         )
 
 
@@ -477,6 +481,7 @@ def load_settings(
         metrics_port=metrics_port(environ),
         metrics_host=environ.get("CARDTABLE_METRICS_HOST", "").strip() or "127.0.0.1",
         log_format=log_format(environ),
+        table_idle_seconds=_positive_number(environ, "CARDTABLE_TABLE_IDLE_SECONDS", 300.0),
     )
 
 

@@ -258,6 +258,10 @@ async def store_synthetic_games(database: Path, count: int, seed: int) -> float:
                 # refreshes every open table's message (404s retried for 21 s each).
                 message_id=None,
                 meta={"names": {str(s): f"player{s}" for s in seats}, "locale": "en-US"},
+                # Live games in progress: due (as a row from before due times were
+                # stored), so start-up loads them as it loads every table with something
+                # due soon, and plans their turn timers from their state.
+                due_at=0.0,
             )
             await storage.create_table(record)
     finally:

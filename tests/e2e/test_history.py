@@ -377,10 +377,13 @@ async def test_a_replay_shows_the_picture_where_the_server_shows_pictures(
     opened = await viewer.select(listed.response, [str(table.table_id)], custom_id="hs:0")
     replay = opened.response
     (attachment,) = replay.attachments
-    assert "Turn: " in (attachment.description or "")  # the alt text reads the table
+    # The alt text reads the picture: the card, the pile and the hands.
+    assert "Face-up card: " in (attachment.description or "")
     assert attachment.filename.endswith(".png")
     assert replay.embeds[0].image.url is None  # a plain attachment, shown wider on a phone
+    before = step_line(replay)
     step = (await viewer.click(replay, label="▶")).response
-    (moved,) = step.attachments
-    assert moved.description != attachment.description
+    # One move on (the picture changes only when a card is taken, not with this step).
+    assert step_line(step) != before
+    assert step.attachments and step.attachments[0].filename.endswith(".png")
     assert simcord_env.errors == []

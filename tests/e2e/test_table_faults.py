@@ -565,7 +565,9 @@ async def test_crash_after_saving_a_rage_bid(
     await simcord_env.restart_bot(make_bot())
     assert footer(table).startswith(f"Table #{table.table_id} · move 1")
     nxt = session_now().acting_players()[0]
-    assert f"<@{nxt}>" in (table.embed.description or "")
+    # Who bids next: pinged in the content, their row marked ▶ in the embed.
+    assert f"<@{nxt}>" in (table.message.content or "")
+    assert any(line.startswith("▶ ") for line in (table.embed.description or "").splitlines())
     actor, hand, select = await open_hand()
     chosen = await click_stored(actor, hand, f"{select}_1")
     assert chosen.acknowledged

@@ -106,7 +106,7 @@ def trick_line(facts: TableFacts, result: TrickResult, locale: object) -> str:
     }
     line = t(f"rage.why.{result.reason.value}", locale, **params)
     if result.bonus:
-        line += " " + t("rage.why.bonus", locale, bonus=f"{result.bonus:+d}")
+        line += " " + t("rage.why.bonus", locale, bonus=signed(result.bonus))
     return line
 
 

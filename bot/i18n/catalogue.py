@@ -167,11 +167,9 @@ def _translate(memo: _Memo, key: str, locale: object | None, params: dict[str, o
     count = params.get("count")
     index = catalogue.plural(int(count)) if isinstance(count, int) and len(forms) > 1 else 0
     text = forms[min(index, len(forms) - 1)]
-    for name, value in params.items():
-        # Players read one minus sign everywhere: "−13 pts", not "-13 pts" (issue 41).
-        if type(value) is int and value < 0:
-            params = {k: f"−{-v}" if type(v) is int and v < 0 else v for k, v in params.items()}
-            break
+    # Players read one minus sign everywhere: "−13 pts", not "-13 pts" (issue 41).
+    if any(type(value) is int and value < 0 for value in params.values()):
+        params = {k: f"−{-v}" if type(v) is int and v < 0 else v for k, v in params.items()}
     try:
         return text.format(**params)
     except (KeyError, IndexError, ValueError):

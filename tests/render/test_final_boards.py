@@ -7,13 +7,13 @@ from dataclasses import replace
 
 import pytest
 
+from bot.engines.nothanks import PlayerView
 from bot.i18n import t
 from bot.render import nothanks, rage
 from bot.render.images import nothanks as nothanks_images
 from bot.render.images import rage as rage_images
 from bot.render.limits import units, words
 from bot.render.table import SHORT_NAME, public_message, public_picture, short_names
-from bot.engines.nothanks import PlayerView
 from bot.table.spec import PublicTable, TableFacts
 from tests.render.images.scenes import finished_nothanks, rage_game
 

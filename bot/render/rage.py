@@ -28,7 +28,7 @@ from bot.render.images import rage as pictures
 from bot.render.images.cache import Picture
 from bot.render.images.cards import RAGE_SHAPE
 from bot.render.limits import fit, words
-from bot.render.table import SHORT_NAME, alt_text, rating_note
+from bot.render.table import SHORT_NAME, alt_text, line_name, rating_note
 from bot.table.spec import MessageFields, TableFacts
 
 COLOUR = discord.Colour(0xC0392B)
@@ -218,7 +218,7 @@ def latest_line(facts: TableFacts, state: RageView, locale: object) -> str | Non
         return None
     row = done[-1]
     points = " · ".join(
-        f"{facts.short_name(entry.player)} {signed(entry.points or 0)}" for entry in row.entries
+        f"{line_name(facts, entry.player)} {signed(entry.points or 0)}" for entry in row.entries
     )
     return t("rage.game.round_scored", locale, round=row.round, points=points)
 
@@ -294,7 +294,7 @@ def player_line(
     line = t(
         "rage.game.player_line",
         locale,
-        player=facts.short_name(state.players[seat]),
+        player=line_name(facts, state.players[seat]),
         bid=bid_text(state, seat, locale),
         tricks=state.tricks_won[seat],
         total=state.totals[seat],

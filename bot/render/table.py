@@ -16,12 +16,22 @@ from bot.records.ratings import displayed_change
 from bot.render.components import TableButton, TableSelect, static_view
 from bot.render.images.cache import Picture
 from bot.render.limits import fit, units, words
-from bot.table.spec import GameRenderer, MessageFields, PublicTable, TableFacts, is_computer_id
+from bot.table.spec import (
+    GameRenderer,
+    MessageFields,
+    PublicTable,
+    TableFacts,
+    escape_name,
+    is_computer_id,
+    one_line,
+)
 
 _MENTION = re.compile(r"<@!?(\d+)>")
 _ESCAPED = re.compile(r"\\(.)")
 # Discord's limit for an attachment's description (its alt text).
 ALT_TEXT = 1024
+# A name in a live table's lines (Discord allows 32 characters; a phone's line is ~40).
+LINE_NAME = 24
 # A name in an alt text that would be too long with the whole names (32 at most on Discord).
 SHORT_NAME = 16
 
@@ -42,6 +52,17 @@ def alt_text(facts: TableFacts, intro: str, lines: list[str], *shorter: list[str
         if units(text) <= ALT_TEXT:
             return text
     return words(text, ALT_TEXT)
+
+
+def line_name(facts: TableFacts, player: str | int) -> str:
+    """A name for a live table's lines, which a phone shows many of: `short_name`, cut to
+    its first whole words within LINE_NAME characters (the ping and the picture give the
+    whole name), so a long name does not wrap a line, nor eight of them the screen."""
+    short = facts.short_name(player)
+    name = facts.names.get(str(player))
+    if name is None or units(short) <= LINE_NAME or units(name) <= LINE_NAME:
+        return short
+    return escape_name(words(one_line(name), LINE_NAME))
 
 
 def short_names(facts: TableFacts, limit: int = SHORT_NAME) -> TableFacts:

@@ -2,7 +2,9 @@
 
 Catalogues are gettext `.po` files under ``data/locales/<lang>.po`` whose msgids are
 stable keys (``nothanks.button.take``); English is the fallback for unknown locales and
-missing keys. Placeholders use ``str.format`` names; ``count`` picks the plural form.
+missing keys. Placeholders use ``str.format`` names; ``count`` picks the plural form; a
+negative whole number is written with a real minus sign ("−3"), as players read numbers
+everywhere.
 """
 
 from __future__ import annotations
@@ -165,6 +167,9 @@ def _translate(memo: _Memo, key: str, locale: object | None, params: dict[str, o
     count = params.get("count")
     index = catalogue.plural(int(count)) if isinstance(count, int) and len(forms) > 1 else 0
     text = forms[min(index, len(forms) - 1)]
+    # Players read one minus sign everywhere: "−13 pts", not "-13 pts" (issue 41).
+    if any(type(value) is int and value < 0 for value in params.values()):
+        params = {k: f"−{-v}" if type(v) is int and v < 0 else v for k, v in params.items()}
     try:
         return text.format(**params)
     except (KeyError, IndexError, ValueError):

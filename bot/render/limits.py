@@ -68,6 +68,21 @@ def shorten(text: str, limit: int) -> str:
     return head + ELLIPSIS if limit >= units(ELLIPSIS) else _cut(text, limit)
 
 
+def words(text: str, limit: int) -> str:
+    """`text` if it fits in `limit` UTF-16 units, else its leading whole words ending with
+    "…" (never a word cut in two); only a first word longer than `limit` alone is cut like
+    `shorten` (nothing else would fit)."""
+    if units(text) <= limit:
+        return text
+    room = limit - units(ELLIPSIS)
+    head = _cut(text, max(room, 0))
+    # The cut ends a word only if the next character is a space.
+    if not head[-1:].isspace() and not text[len(head) : len(head) + 1].isspace():
+        head = head.rsplit(None, 1)[0] if len(head.split()) > 1 else ""
+    head = head.rstrip(" ,;:·.—-")
+    return head + ELLIPSIS if head else shorten(text, limit)
+
+
 def is_code_block(text: str) -> bool:
     """Whether a text is one fenced code block (its end must survive a cut)."""
     return (

@@ -13,7 +13,7 @@ from bot.render.components import StaticView, custom_id, static_view
 from bot.render.images import nothanks as pictures
 from bot.render.images.cache import Picture
 from bot.render.limits import fit
-from bot.render.table import alt_text, rating_note
+from bot.render.table import alt_text, line_name, rating_note, short_names
 from bot.table.spec import Letter, MessageFields, TableFacts, is_computer_id
 
 COLOUR = discord.Colour(0xE67E22)
@@ -110,7 +110,7 @@ def moving_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[st
     lines = [t("nothanks.game.turn", locale, player=facts.mention(game.active_player or ""))]
     if game.open_chips:
         counts = " · ".join(
-            f"{facts.short_name(player)} {game.chips[player]}"
+            f"{line_name(facts, player)} {game.chips[player]}"
             for player in game.players
             if game.chips[player] is not None
         )
@@ -126,7 +126,7 @@ def table_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[str
         t("nothanks.game.pile", locale, count=game.cards_left),
     ]
     for player in game.players:
-        name = f"**{facts.short_name(player)}**"
+        name = f"**{line_name(facts, player)}**"
         chips = game.chips[player]
         if game.open_chips and chips is not None:
             name = t("nothanks.game.player_chips", locale, player=name, count=chips)
@@ -192,11 +192,16 @@ def _signed_total(total: int) -> str:
 def final_alt(facts: TableFacts, game: PlayerView, locale: object) -> str:
     """The final board as plain text for the picture's alt text: every row the picture
     shows (rank, name, rating change, cards, card points − chips = total), and the removed
-    cards, as the text-only board says them."""
-    lines = [
-        f"{title}: {body}".replace("\n", ", ") for title, body in final_rows(facts, game, locale)
-    ]
-    return alt_text(facts, t("images.alt.nothanks_final_board", locale), lines)
+    cards, as the text-only board says them. Seven long names would push the removed cards
+    past Discord's 1,024 characters: the names are shortened first (the picture has them
+    whole)."""
+
+    def lines(names: TableFacts) -> list[str]:
+        rows = final_rows(names, game, locale)
+        return [f"{title}: {body}".replace("\n", ", ") for title, body in rows]
+
+    intro = t("images.alt.nothanks_final_board", locale)
+    return alt_text(facts, intro, lines(facts), lines(short_names(facts)))
 
 
 def final_embed(

@@ -27,8 +27,8 @@ from bot.render.components import balanced_rows, custom_id, static_view
 from bot.render.images import rage as pictures
 from bot.render.images.cache import Picture
 from bot.render.images.cards import RAGE_SHAPE
-from bot.render.limits import fit
-from bot.render.table import alt_text, rating_note
+from bot.render.limits import fit, words
+from bot.render.table import SHORT_NAME, alt_text, line_name, rating_note
 from bot.table.spec import MessageFields, TableFacts
 
 COLOUR = discord.Colour(0xC0392B)
@@ -106,7 +106,7 @@ def trick_line(facts: TableFacts, result: TrickResult, locale: object) -> str:
     }
     line = t(f"rage.why.{result.reason.value}", locale, **params)
     if result.bonus:
-        line += " " + t("rage.why.bonus", locale, bonus=f"{result.bonus:+d}")
+        line += " " + t("rage.why.bonus", locale, bonus=signed(result.bonus))
     return line
 
 
@@ -218,7 +218,7 @@ def latest_line(facts: TableFacts, state: RageView, locale: object) -> str | Non
         return None
     row = done[-1]
     points = " · ".join(
-        f"{facts.short_name(entry.player)} {signed(entry.points or 0)}" for entry in row.entries
+        f"{line_name(facts, entry.player)} {signed(entry.points or 0)}" for entry in row.entries
     )
     return t("rage.game.round_scored", locale, round=row.round, points=points)
 
@@ -294,7 +294,7 @@ def player_line(
     line = t(
         "rage.game.player_line",
         locale,
-        player=facts.short_name(state.players[seat]),
+        player=line_name(facts, state.players[seat]),
         bid=bid_text(state, seat, locale),
         tricks=state.tricks_won[seat],
         total=state.totals[seat],
@@ -363,28 +363,34 @@ def final_embed(
 
 def final_alt(facts: TableFacts, scene: pictures.FinalSheetScene, locale: object) -> str:
     """The final picture as plain text: each player's rank, name, points round by round
-    and total, in the picture's order ('1. Ana: 12, −1, 8; total 19')."""
+    and total, in the picture's order ('1. Ana: 12, −1, 8; total 19'). Eight long names
+    and ten rounds can pass Discord's 1,024 characters: the names are shortened first,
+    then the rating changes go (the picture has both)."""
     last = scene.rounds[-1] if scene.rounds else 0
-    lines = [
-        t(
-            "images.alt.rage_final_row",
-            locale,
-            rank=rank,
-            player=name,
-            points=", ".join(points),
-            total=total,
-        )
-        + ("" if note is None else f" · {note}")
-        for rank, name, points, total, note in zip(
-            scene.ranks,
-            scene.names,
-            scene.points,
-            scene.totals,
-            scene.notes or (None,) * len(scene.names),
-            strict=True,
-        )
-    ]
-    return alt_text(facts, t("images.alt.rage_final", locale, last=last), lines)
+
+    def lines(shorten_names: bool, notes: bool) -> list[str]:
+        return [
+            t(
+                "images.alt.rage_final_row",
+                locale,
+                rank=rank,
+                player=words(name, SHORT_NAME) if shorten_names else name,
+                points=", ".join(points),
+                total=total,
+            )
+            + ("" if note is None or not notes else f" · {note}")
+            for rank, name, points, total, note in zip(
+                scene.ranks,
+                scene.names,
+                scene.points,
+                scene.totals,
+                scene.notes or (None,) * len(scene.names),
+                strict=True,
+            )
+        ]
+
+    intro = t("images.alt.rage_final", locale, last=last)
+    return alt_text(facts, intro, lines(False, True), lines(True, True), lines(True, False))
 
 
 def rules_embed(locale: object) -> discord.Embed:

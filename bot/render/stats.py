@@ -92,7 +92,7 @@ def stats_message(
         per_round = figures.points_per_round
         embed.add_field(
             name=t("stats.rage.points_per_round", locale),
-            value="—" if per_round is None else f"{per_round:+.1f}",
+            value="—" if per_round is None else number(round(per_round, 1), locale, signed=True),
         )
         embed.add_field(name=t("stats.rage.best_game", locale), value=str(figures.best_game))
         embed.set_footer(text=t("stats.footer", locale))

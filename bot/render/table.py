@@ -6,6 +6,7 @@ hidden card or bid cannot reach a channel by a slip.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import discord
@@ -14,22 +15,62 @@ from bot.i18n import number, t
 from bot.records.ratings import displayed_change
 from bot.render.components import TableButton, TableSelect, static_view
 from bot.render.images.cache import Picture
-from bot.render.limits import fit
-from bot.table.spec import GameRenderer, MessageFields, PublicTable, TableFacts, is_computer_id
+from bot.render.limits import fit, units, words
+from bot.table.spec import (
+    GameRenderer,
+    MessageFields,
+    PublicTable,
+    TableFacts,
+    escape_name,
+    is_computer_id,
+    one_line,
+)
 
 _MENTION = re.compile(r"<@!?(\d+)>")
 _ESCAPED = re.compile(r"\\(.)")
 # Discord's limit for an attachment's description (its alt text).
 ALT_TEXT = 1024
+# A name in a live table's lines (Discord allows 32 characters; a phone's line is ~40).
+LINE_NAME = 24
+# A name in an alt text that would be too long with the whole names (32 at most on Discord).
+SHORT_NAME = 16
 
 
-def alt_text(facts: TableFacts, intro: str, lines: list[str]) -> str:
+def alt_text(facts: TableFacts, intro: str, lines: list[str], *shorter: list[str]) -> str:
     """A picture's alt text: the whole table as plain sentences (no markdown, names for
-    mentions), so a screen reader reads what the picture shows."""
-    text = ". ".join(line.rstrip(".") for line in [intro, *lines] if line) + "."
-    text = _MENTION.sub(lambda match: facts.plain_name(match.group(1)), text)
-    text = _ESCAPED.sub(r"\1", text.replace("**", ""))
-    return text if len(text) <= ALT_TEXT else text[: ALT_TEXT - 1] + "…"
+    mentions), so a screen reader reads what the picture shows.
+
+    Discord drops what is past 1,024 characters, so a text that is too long is replaced by
+    the first of ``shorter`` (the same lines, each shorter than the last: what is least
+    useful goes first) that fits; if none does, the last is cut between two words.
+    """
+    text = ""
+    for candidate in (lines, *shorter):
+        text = ". ".join(line.rstrip(".") for line in [intro, *candidate] if line) + "."
+        text = _MENTION.sub(lambda match: facts.plain_name(match.group(1)), text)
+        text = _ESCAPED.sub(r"\1", text.replace("**", ""))
+        if units(text) <= ALT_TEXT:
+            return text
+    return words(text, ALT_TEXT)
+
+
+def line_name(facts: TableFacts, player: str | int) -> str:
+    """A name for a live table's lines, which a phone shows many of: `short_name`, cut to
+    its first whole words within LINE_NAME characters (the ping and the picture give the
+    whole name), so a long name does not wrap a line, nor eight of them the screen."""
+    short = facts.short_name(player)
+    name = facts.names.get(str(player))
+    if name is None or units(short) <= LINE_NAME or units(name) <= LINE_NAME:
+        return short
+    return escape_name(words(one_line(name), LINE_NAME))
+
+
+def short_names(facts: TableFacts, limit: int = SHORT_NAME) -> TableFacts:
+    """The table with each name cut to its first words within ``limit`` UTF-16 units (a
+    name of one longer word, to its first characters): for an alt text that would be too
+    long with the whole names."""
+    names = {player: words(name, limit) for player, name in facts.names.items()}
+    return dataclasses.replace(facts, names=names)
 
 
 def rating_note(facts: TableFacts, player: str, locale: object) -> str:

@@ -121,19 +121,24 @@ async def open_table(
     start: bool = True,
     open_chips: bool = False,
     names: list[str] | None = None,
+    nicks: list[str] | None = None,
     pictures: bool = True,
     turn_seconds: int | None = None,
 ) -> Table:
     """Create a channel, seat ``count`` players through the lobby and (optionally) start;
     without ``pictures`` the server shows tables as text only; ``turn_seconds`` as the
-    command's option (the default turn otherwise)."""
+    command's option (the default turn otherwise); ``nicks``, the players' server
+    nicknames."""
     if guild is None:
         await env.bot.tree.sync()
         guild = env.create_guild()
     if not pictures:
         await env.bot.images.set(guild.id, False)
     channel = guild.create_text_channel(channel_name)
-    players = [guild.add_member(env.create_user(name)) for name in (names or NAMES)[:count]]
+    players = [
+        guild.add_member(env.create_user(name), nick=None if nicks is None else nicks[index])
+        for index, name in enumerate((names or NAMES)[:count])
+    ]
     options: dict[str, object] = {"open_chips": open_chips}
     if turn_seconds is not None:
         options["turn_seconds"] = turn_seconds

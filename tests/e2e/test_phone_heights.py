@@ -18,6 +18,7 @@ from bot.client.bot import CardtableBot
 from bot.engines.rage import RageState
 from tests.e2e.helpers import choose, message_by_id, open_table
 from tests.e2e.test_rage_table import RageTable, open_rage, pick
+from tests.render.images.scenes import LONG_NAMES
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 PHONE = (390, 4000)  # a phone's width; tall enough that the whole message is in view
@@ -27,6 +28,9 @@ SHOTS = os.environ.get("CARDTABLE_PHONE_SHOTS")
 # Height budgets (CSS px at 390 px wide, mid-game): a phone's screen is about 844 px tall,
 # and the table should leave room for the chat around it.
 BUDGETS = {("nothanks", 4): 700, ("nothanks", 7): 780, ("rage", 4): 700, ("rage", 8): 844}
+# With long names (scenes.LONG_NAMES, up to 32 characters) the table may take the whole
+# screen: the picture's rows then give each name two lines.
+LONG_BUDGETS = {("nothanks", 7): 844, ("rage", 8): 844}
 
 # CI installs chromium (.ci/run), so there a missing browser fails instead of skipping.
 pytestmark = pytest.mark.skipif(
@@ -83,13 +87,23 @@ async def nothanks_mid_game(env: Env, count: int, **options: Any) -> tuple[Any, 
     return table, table.message
 
 
-@pytest.mark.parametrize("pictures", [True, False])
-@pytest.mark.parametrize(("count", "open_chips"), [(4, False), (7, True)])
+@pytest.mark.parametrize(
+    ("count", "open_chips", "pictures", "long_names"),
+    [
+        (4, False, True, False),
+        (4, False, False, False),
+        (7, True, True, False),
+        (7, True, False, False),
+        (7, True, True, True),
+    ],
+)
 async def test_nothanks_table_height_on_a_phone(
-    simcord_env: Env, count: int, open_chips: bool, pictures: bool
+    simcord_env: Env, count: int, open_chips: bool, pictures: bool, long_names: bool
 ) -> None:
-    """A mid-game No Thanks! table fits its height budget on a phone."""
-    table, message = await nothanks_mid_game(simcord_env, count, open_chips=open_chips)
+    """A mid-game No Thanks! table fits its height budget on a phone (also with seven
+    long names: several words, emoji, Cyrillic, up to 32 characters)."""
+    nicks = LONG_NAMES if long_names else None
+    table, message = await nothanks_mid_game(simcord_env, count, open_chips=open_chips, nicks=nicks)
     if not pictures:
         simcord_env.bot.images._values[table.guild.id] = False
         simcord_env.bot.publisher.refresh(table.session)
@@ -100,19 +114,26 @@ async def test_nothanks_table_height_on_a_phone(
         table.channel,
         table.players[0],
         message,
-        f"nothanks-{count}-{'pictures' if pictures else 'text'}",
+        f"nothanks-{count}-{'pictures' if pictures else 'text'}{'-long' if long_names else ''}",
     )
-    print(f"nothanks {count} players, pictures {pictures}: {height} px")
-    assert 200 < height <= BUDGETS[("nothanks", count)]
+    print(f"nothanks {count} players, pictures {pictures}, long names {long_names}: {height} px")
+    assert 200 < height <= (LONG_BUDGETS if long_names else BUDGETS)[("nothanks", count)]
 
 
-@pytest.mark.parametrize("pictures", [True, False])
-@pytest.mark.parametrize("count", [4, 8])
+@pytest.mark.parametrize(
+    ("count", "pictures", "long_names"),
+    [(4, True, False), (4, False, False), (8, True, False), (8, False, False), (8, True, True)],
+)
 async def test_rage_table_height_on_a_phone(
-    simcord_env: Env, make_bot: Callable[[], CardtableBot], count: int, pictures: bool
+    simcord_env: Env,
+    make_bot: Callable[[], CardtableBot],
+    count: int,
+    pictures: bool,
+    long_names: bool,
 ) -> None:
-    """A mid-game Rage table fits its height budget on a phone."""
-    table = await open_rage(simcord_env, count)
+    """A mid-game Rage table fits its height budget on a phone (also with eight
+    long names: the issue measured 714 px)."""
+    table = await open_rage(simcord_env, count, LONG_NAMES if long_names else None)
     state: RageState = table.state
     rng = random.Random(count)
     while state.round < 3 or len(state.current_trick) < count // 2:
@@ -128,10 +149,10 @@ async def test_rage_table_height_on_a_phone(
         table.channel,
         table.players[0],
         table.message,
-        f"rage-{count}-{'pictures' if pictures else 'text'}",
+        f"rage-{count}-{'pictures' if pictures else 'text'}{'-long' if long_names else ''}",
     )
-    print(f"rage {count} players, pictures {pictures}: {height} px")
-    assert 200 < height <= BUDGETS[("rage", count)]
+    print(f"rage {count} players, pictures {pictures}, long names {long_names}: {height} px")
+    assert 200 < height <= (LONG_BUDGETS if long_names else BUDGETS)[("rage", count)]
 
 
 # The final board (the scoreboard a finished game leaves in the channel) must fit a phone's

@@ -121,12 +121,18 @@ def button_id(view: Any, action: str, choice: object) -> str:
     raise AssertionError(f"no {action} button for {choice!r}")
 
 
-async def open_rage(env: Env, count: int, **options: bool) -> RageTable:
-    """Create a channel and seat ``count`` players at a started Rage table."""
+async def open_rage(
+    env: Env, count: int, nicks: list[str] | None = None, **options: bool
+) -> RageTable:
+    """Create a channel and seat ``count`` players at a started Rage table (with ``nicks``,
+    the server nicknames they show)."""
     await env.bot.tree.sync()
     guild = env.create_guild()
     channel = guild.create_text_channel("rage")
-    players = [guild.add_member(env.create_user(name)) for name in NAMES[:count]]
+    players = [
+        guild.add_member(env.create_user(name), nick=None if nicks is None else nicks[index])
+        for index, name in enumerate(NAMES[:count])
+    ]
     result = await players[0].slash(channel, "rage start", **options)
     assert not result.ephemeral, result.response.content
     message = result.response

@@ -547,3 +547,13 @@ def test_numbers_are_written_as_the_language_writes_them(
     assert number(16.5, language) == decimal
     assert number(36, language, signed=True) == "+36"
     assert number(0, language, signed=True) == "±0"
+
+
+@pytest.mark.parametrize("locale", ["en", "de", "ru", "it"])
+def test_negative_numbers_get_a_real_minus_sign(locale: str) -> None:
+    """A negative whole number in a message is written "−13" (U+2212), as everywhere
+    else players read numbers; a positive one is left as it is."""
+    line = t("rage.game.player_line", locale, player="Ana", bid="2", tricks=1, total=-13)
+    assert "−13" in line and "-13" not in line
+    line = t("rage.game.player_line", locale, player="Ana", bid="2", tricks=1, total=13)
+    assert "13" in line and "−" not in line

@@ -205,14 +205,16 @@ def test_every_message_fits_with_long_names(name: str, locale: str) -> None:
 
 @pytest.mark.parametrize("locale", LANGUAGES)
 def test_long_names_overflowed_before_fit(locale: str) -> None:
-    """Unfitted, the names break Discord's limits: the test above is not vacuous."""
+    """Unfitted, the names break Discord's limits: the test above is not vacuous. The live
+    Rage table is the exception by design: its lines cut each name to whole words within
+    24 characters (`line_name`), so it keeps within the limits even before `fit`."""
     broken = {
         label: within_limits(unfitted())
         for label, (_, unfitted) in scenarios(FAMILIES, locale).items()
         if unfitted is not None
     }
     assert broken["lobby"], broken
-    assert broken["rage table"], broken
+    assert broken["rage table"] == [], broken
     assert broken["rage final"] or broken["nothanks final"], broken
 
 

@@ -44,6 +44,15 @@ def timing_click() -> Iterator[None]:
         _click_arrived.reset(token)
 
 
+def click_answered() -> None:
+    """The click this task handles just got its first answer outside a `Reply` (which
+    times its own): time it, once."""
+    arrived = _click_arrived.get()
+    if arrived is not None:
+        _click_arrived.set(None)
+        metrics.answered(time.perf_counter() - arrived)
+
+
 async def reply_ephemeral(
     interaction: discord.Interaction, content: str, *, embed: discord.Embed | None = None
 ) -> None:
@@ -53,10 +62,7 @@ async def reply_ephemeral(
         await interaction.followup.send(content, ephemeral=True, **extra)
     else:
         await interaction.response.send_message(content, ephemeral=True, **extra)
-        arrived = _click_arrived.get()
-        if arrived is not None:
-            # A click's first answer (a deferral or a `Reply` times its own).
-            metrics.answered(time.perf_counter() - arrived)
+        click_answered()
 
 
 async def answer_error(

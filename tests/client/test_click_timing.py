@@ -1,5 +1,5 @@
 """Every click's answer is timed once in the click histogram: the ones a `Reply` sends and
-the ones the error handler sends straight away (a refusal, a stopped table)."""
+the ones sent straight away (a refusal, a stopped table, a private view)."""
 
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ def answers_timed() -> float:
 
 async def test_refusals_and_moves_are_each_timed_once(simcord_env: Env) -> None:
     """An out-of-turn click (answered by the error handler), a stranger's click and a
-    move (answered through a Reply) each add exactly one answer to the histogram; a
-    click on a stopped table's old message too."""
+    move (answered through a Reply) and a private view each add exactly one answer to the
+    histogram; a click on a stopped table's old message too."""
     table = await open_table(simcord_env, 3)
     other = next(p for p in table.players if str(p.id) != table.game.active_player)
 
@@ -49,6 +49,10 @@ async def test_refusals_and_moves_are_each_timed_once(simcord_env: Env) -> None:
     result = await table.click(table.active(), "Take")
     assert result.acknowledged and not result.ephemeral
     assert answers_timed() == before + 3
+
+    result = await table.click(other, "My chips")  # a private view, answered straight away
+    assert result.ephemeral and "chips" in result.response.content.lower()
+    assert answers_timed() == before + 4
 
     stale = snapshot(simcord_env, table.message)
     ids = {

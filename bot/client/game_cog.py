@@ -17,7 +17,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.client.replies import Reply, answer_error, reply_ephemeral
+from bot.client.replies import Reply, answer_error, click_answered, reply_ephemeral
 from bot.i18n import t
 from bot.queries.history import last_game_of, listed_game, load_game
 from bot.queries.players import PlayerStats, leaderboard, player_stats
@@ -102,6 +102,7 @@ class GameTableCog(commands.Cog):
         await interaction.response.send_message(
             **session.spec.renderer.private(session.facts(), view, locale), ephemeral=True
         )
+        click_answered()
 
     async def game_click(
         self, interaction: discord.Interaction, reply: Reply, session: TableSession, click: Click
@@ -421,6 +422,7 @@ class GameTableCog(commands.Cog):
                 everyone=False, roles=False, users=[discord.Object(p) for p in ping]
             )
             sent = await interaction.response.send_message(**fields)
+            click_answered()
             if sent.message_id is not None:
                 return sent.message_id
             # Discord did not say which message it created: ask (one more request).
@@ -601,6 +603,7 @@ class GameTableCog(commands.Cog):
         locale = interaction.locale
         fields = stats_message(stats, name, renderer.title(locale), renderer.colour, locale)
         await interaction.response.send_message(**fields, ephemeral=True)
+        click_answered()
 
     async def show_leaderboard(self, interaction: discord.Interaction, computers: bool) -> None:
         """`/<game> leaderboard`: this server's best players by skill rating, privately."""
@@ -612,6 +615,7 @@ class GameTableCog(commands.Cog):
         locale = interaction.locale
         fields = leaderboard_message(board, renderer.title(locale), renderer.colour, locale)
         await interaction.response.send_message(**fields, ephemeral=True)
+        click_answered()
 
     # -- game reviews (private; the work runs in the thinking pool) ------------------------
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import logging
 import time
 import weakref
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextvars import ContextVar
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -27,6 +29,29 @@ log = logging.getLogger(__name__)
 P = ParamSpec("P")
 S = TypeVar("S")
 
+# When the click this task handles reached the bot (None outside a click): an answer sent
+# without a `Reply` (the error handler's) is timed from it for the click histogram too.
+_click_arrived: ContextVar[float | None] = ContextVar("click_arrived", default=None)
+
+
+@contextlib.contextmanager
+def timing_click() -> Iterator[None]:
+    """Handle one click within: its first answer sent by `reply_ephemeral` is timed."""
+    token = _click_arrived.set(time.perf_counter())
+    try:
+        yield
+    finally:
+        _click_arrived.reset(token)
+
+
+def click_answered() -> None:
+    """The click this task handles just got its first answer outside a `Reply` (which
+    times its own): time it, once."""
+    arrived = _click_arrived.get()
+    if arrived is not None:
+        _click_arrived.set(None)
+        metrics.answered(time.perf_counter() - arrived)
+
 
 async def reply_ephemeral(
     interaction: discord.Interaction, content: str, *, embed: discord.Embed | None = None
@@ -37,6 +62,7 @@ async def reply_ephemeral(
         await interaction.followup.send(content, ephemeral=True, **extra)
     else:
         await interaction.response.send_message(content, ephemeral=True, **extra)
+        click_answered()
 
 
 async def answer_error(

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 import discord
 
-from bot.client.replies import answer_error, release
+from bot.client.replies import answer_error, release, timing_click
 from bot.render.components import TABLE_PREFIXES, Click, parse_click
 from bot.storage import Storage
 from bot.table.errors import UserError
@@ -114,7 +114,8 @@ class ClickRouter:
         click = parse_click(interaction.data)
         if click is not None:
             try:
-                await self.route(interaction, click)
+                with timing_click():
+                    await self.route(interaction, click)
             finally:
                 # Nothing answers a table click after its route returns (no task keeps it).
                 release(interaction)

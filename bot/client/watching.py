@@ -7,9 +7,10 @@ CARDTABLE_METRICS_PORT is set.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
-from collections import Counter
+from collections.abc import Mapping
 from typing import Protocol
 
 from bot import metrics
@@ -17,6 +18,7 @@ from bot.client.outbound.guard import InvalidRequests
 from bot.client.outbound.lane import Lane, Priority
 from bot.metrics.server import MetricsServer
 from bot.runtime.settings import Settings
+from bot.table.tables import Tables
 from bot.table.thinking import game_of
 
 log = logging.getLogger(__name__)
@@ -41,15 +43,50 @@ class Watched(Protocol):
 
 # Every table is played live for now; turn-based paces will name themselves here.
 LIVE = "live"
+# How often the open tables are counted in the database (a scrape comes every 15 s; the
+# count is one indexed, grouped query, so a gauge at most this old is cheap and enough).
+COUNT_EVERY = 30.0
 
 
-def snapshot(bot: Watched) -> metrics.Snapshot:
-    """The bot's state as the gauges show it."""
+class OpenTableCounts:
+    """The open tables of this process's shards, loaded or not, counted from the database
+    in the background every COUNT_EVERY seconds: a scrape reads the last count (the
+    collector is synchronous and must never wait for the database)."""
+
+    def __init__(self, tables: Tables, every: float = COUNT_EVERY) -> None:
+        self.tables = tables
+        self.every = every
+        # (game, status) -> how many; empty until the first count
+        self.counts: Mapping[tuple[str, str], int] = {}
+        self._failing = False
+
+    async def refresh(self) -> None:
+        """Count once; on failure (the database away) keep the last count, and say so once
+        per outage."""
+        try:
+            counts = await self.tables.count_open()
+        except Exception as exc:
+            if not self._failing:
+                log.warning("cannot count the open tables (the gauge keeps its last): %r", exc)
+            self._failing = True
+            return
+        self._failing = False
+        self.counts = counts
+
+    async def run(self) -> None:
+        """Count now and every ``every`` seconds until cancelled."""
+        while True:
+            await self.refresh()
+            await asyncio.sleep(self.every)
+
+    def by_pace(self) -> dict[tuple[str, str, str], int]:
+        """The last count, as the gauge's (game, status, pace) series."""
+        return {(game, status, LIVE): count for (game, status), count in self.counts.items()}
+
+
+def snapshot(bot: Watched, counts: OpenTableCounts | None = None) -> metrics.Snapshot:
+    """The bot's state as the gauges show it (the open tables as ``counts`` last read)."""
     tables = getattr(bot, "tables", None)
-    counts: Counter[tuple[str, str, str]] = Counter()
-    if tables is not None:
-        for session in tables:
-            counts[(session.spec.name, str(session.record.status), LIVE)] += 1
     storage = getattr(bot, "storage", None)
     latencies = {
         shard: seconds
@@ -57,7 +94,8 @@ def snapshot(bot: Watched) -> metrics.Snapshot:
         if math.isfinite(seconds) and not bot.is_closed()
     }
     return metrics.Snapshot(
-        tables=counts,
+        tables={} if counts is None else counts.by_pace(),
+        loaded=0 if tables is None else len(tables),
         queued={p.name.lower(): bot.lane.pending_at(p) for p in Priority},
         started={p.name.lower(): count for p, count in bot.lane.started.items()},
         invalid_requests=bot.guard.count,
@@ -95,7 +133,11 @@ async def start_metrics(bot: Watched) -> MetricsServer | None:
     tables = getattr(bot, "tables", None)
     specs = {} if tables is None else tables.specs
     metrics.prime({name: (game_of(spec.choose), spec.levels) for name, spec in specs.items()})
-    metrics.watch(lambda: snapshot(bot))
+    counts = None
+    if tables is not None:
+        counts = OpenTableCounts(tables)
+        server.companions.append(asyncio.get_running_loop().create_task(counts.run()))
+    metrics.watch(lambda: snapshot(bot, counts))
     metrics.switch_on()
     log.info("metrics on http://%s:%d/metrics", host, server.bound_port)
     return server

@@ -4,7 +4,9 @@ The layers record through the small functions here (one line at each place), whi
 nothing until `switch_on` (the bot calls it when CARDTABLE_METRICS_PORT is set): a bot
 without a metrics server records nothing. What is a state rather than an event (open
 tables, the lane's queues, the guard, gateway latency, the database's state) is read at
-scrape time from the `Snapshot` the bot hands `watch`, so those places carry no hook.
+scrape time from the `Snapshot` the bot hands `watch`, so those places carry no hook; the
+open tables there are a count the bot keeps from the database in the background (a
+collector runs synchronously, so it never queries the database itself).
 
 Labels stay bounded: games, statuses, paces, priorities, scopes, levels and shard
 numbers; never a table, channel, guild or user id.
@@ -70,6 +72,34 @@ DM_STALENESS = Histogram(
 REST_SENT = Counter(
     "cardtable_rest_requests_sent",
     "Requests with the bot's token, counted against its global limit (past the send gate)",
+)
+# How late a timed event starts: milliseconds on time, up to a restart's downtime.
+LATENESS_BUCKETS = (
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    30.0,
+    60.0,
+    300.0,
+)
+EVENTS = Counter(
+    "cardtable_timed_events",
+    "Timed events carried out (computer moves, half-time pings, timeouts, lobby expiry)",
+    ["kind"],
+)
+EVENT_LATENESS = Histogram(
+    "cardtable_timed_event_lateness_seconds",
+    "How long after its stored due time a timed event started being carried out",
+    ["kind"],
+    buckets=LATENESS_BUCKETS,
 )
 GATEWAY_RECONNECTS = Counter(
     "cardtable_gateway_reconnects", "Gateway connections resumed or made again"
@@ -157,6 +187,18 @@ def dm_waited(seconds: float) -> None:
         DM_STALENESS.observe(seconds)
 
 
+def event_started(kind: str, late: float) -> None:
+    """A timed event of ``kind`` started ``late`` seconds after its stored due time."""
+    if _on:
+        EVENT_LATENESS.labels(kind).observe(max(late, 0.0))
+
+
+def event_done(kind: str) -> None:
+    """A timed event of ``kind`` was carried out."""
+    if _on:
+        EVENTS.labels(kind).inc()
+
+
 def reconnected() -> None:
     """The gateway connected again (resumed, or a new session after a drop)."""
     if _on:
@@ -167,8 +209,10 @@ def reconnected() -> None:
 class Snapshot:
     """The bot's state at a scrape: what the gauges show."""
 
-    # (game, status, pace) -> how many tables
+    # (game, status, pace) -> how many open tables, loaded or not (a cached count)
     tables: Mapping[tuple[str, str, str], int] = field(default_factory=dict)
+    # how many tables are in memory now
+    loaded: int = 0
     # priority name -> pending work in the lane
     queued: Mapping[str, int] = field(default_factory=dict)
     # priority name -> work the lane started since the process began
@@ -185,6 +229,8 @@ class Snapshot:
 # The open statuses a table is counted under, shown at 0 when there is none.
 OPEN_STATUSES = ("lobby", "running")
 SCOPES = ("user", "global", "shared", "none")
+# The kinds of timed event (bot.table.timers.TimedEvent.kind).
+EVENT_KINDS = ("computer", "ping", "timeout", "expire")
 
 
 def prime(games: Mapping[str, tuple[str, tuple[str, ...]]]) -> None:
@@ -202,6 +248,9 @@ def prime(games: Mapping[str, tuple[str, tuple[str, ...]]]) -> None:
         RATE_LIMITED.labels(scope)
     for status_class in ("2xx", "4xx", "5xx"):
         REST_ANSWERS.labels(status_class)
+    for kind in EVENT_KINDS:
+        EVENTS.labels(kind)
+        EVENT_LATENESS.labels(kind)
     _STATE.games = tuple(games)
 
 
@@ -219,7 +268,7 @@ class _StateCollector(Collector):
         snap = source()
         tables = GaugeMetricFamily(
             "cardtable_open_tables",
-            "Open tables by game, status and pace",
+            "Open tables of this process's shards, loaded or not, by game, status and pace",
             labels=["game", "status", "pace"],
         )
         counts = {(game, status, "live"): 0 for game in self.games for status in OPEN_STATUSES}
@@ -227,6 +276,11 @@ class _StateCollector(Collector):
         for (game, status, pace), count in sorted(counts.items()):
             tables.add_metric([game, status, pace], count)
         yield tables
+        yield GaugeMetricFamily(
+            "cardtable_loaded_tables",
+            "Tables in memory now (the others wait in the database for a click or due time)",
+            value=snap.loaded,
+        )
         queued = GaugeMetricFamily(
             "cardtable_lane_queue_depth", "Work waiting in the outbound lane", labels=["priority"]
         )

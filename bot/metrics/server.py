@@ -7,6 +7,8 @@ the same CPU either way (docs/benchmarks.md#metrics).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
 
 from aiohttp import web
@@ -28,6 +30,8 @@ class MetricsServer:
         # Why the bot is not ready, or None; a bot that answers at all is alive.
         self._ready = ready
         self._runner: web.AppRunner | None = None
+        # Tasks that keep what it shows current (a count from the database): stopped with it.
+        self.companions: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         """Listen (OSError if the port is taken)."""
@@ -53,7 +57,13 @@ class MetricsServer:
         raise RuntimeError("the metrics server is not listening")
 
     async def close(self) -> None:
-        """Stop listening."""
+        """Stop listening, and the tasks that fed it."""
+        companions, self.companions = self.companions, []
+        for task in companions:
+            task.cancel()
+        for task in companions:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         runner, self._runner = self._runner, None
         if runner is not None:
             await runner.cleanup()

@@ -300,6 +300,22 @@ class Storage(ABC):
         )
         return [(int(row[0]), float(row[1])) for row in rows]
 
+    async def open_table_counts(
+        self,
+        shard_count: int | None = None,
+        shard_ids: Collection[int] | None = None,
+    ) -> dict[tuple[str, str], int]:
+        """How many open tables there are (of these shards if given), by (game, status):
+        one grouped count, for the metrics' gauge of every open table, loaded or not."""
+        shard_query, shard_params = _of_shards(shard_count, shard_ids)
+        rows = await self.read(
+            "SELECT game, status, COUNT(*) FROM tables WHERE status IN ('lobby', 'running')"
+            + shard_query
+            + " GROUP BY game, status",
+            shard_params,
+        )
+        return {(str(row[0]), str(row[1])): int(row[2]) for row in rows}
+
     async def open_table_in(self, channel_id: int) -> TableRecord | BrokenRow | None:
         """The open table of a channel (there is at most one), or None."""
         found = await self._records(

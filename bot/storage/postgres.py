@@ -385,6 +385,9 @@ class PostgresStorage(Storage):
                     self._claim = None
                 continue
             log.warning("claimed shards %s again after %d attempts", shards, attempt)
+            # The database answered: say so now (the heartbeat is rewritten at once), not
+            # at the next save or health probe, up to a beat later.
+            self.mark_up()
             return
 
     def _shards_lost(self, shards: list[int], reason: str) -> None:

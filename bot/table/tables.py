@@ -316,6 +316,19 @@ class Tables:
             return True
         return any(user_id in seats for seats in await self.storage.open_seats())
 
+    async def count_open(self) -> dict[tuple[str, str], int]:
+        """How many open tables this process's shards have, loaded or not, by (game,
+        status): one grouped count from the database (the metrics' gauge)."""
+        shards = self.shards
+        if shards.owns_everything and not self.lost:
+            return await self.storage.open_table_counts()
+        if shards.count is None:
+            return {}  # shards lost before Discord named a count: none counted here
+        ids = set(range(shards.count) if shards.ids is None else shards.ids) - self.lost
+        if not ids:
+            return {}
+        return await self.storage.open_table_counts(shards.count, ids)
+
     def __iter__(self) -> Iterator[TableSession]:
         return iter(list(self._by_id.values()))
 

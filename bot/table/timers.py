@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from bot import metrics
 from bot.engines.contract import GameEngine
 from bot.table.errors import DatabaseDown, SaveUnknown
 from bot.table.meta import TableMeta
@@ -176,6 +177,11 @@ class Timers:
             # Due later than the timer fired (the clock was set back, or the bot became
             # ready late after a restart's timers were set): wait out the rest.
             await asyncio.sleep(delay)
+        # Late from the row's due time: after a restart or a load, the event's own time
+        # (a computer's pause, say) starts again, but the row says when it really fell due.
+        stored = session.record.due_at
+        due = event.due if stored is None else min(stored, event.due)
+        metrics.event_started(event.kind, self._clock() - due)
         self._running.add(session.id)
         try:
             await self._carry_out(session, event)
@@ -193,6 +199,7 @@ class Timers:
         while True:
             try:
                 await self._handle(session, event)
+                metrics.event_done(event.kind)
                 break
             except asyncio.CancelledError:
                 raise

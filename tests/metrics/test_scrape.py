@@ -25,6 +25,9 @@ from tests.virtual_time import VirtualTimeEnv
 # Families that must be in every scrape of a serving bot (units in their names).
 FAMILIES = {
     "cardtable_open_tables",
+    "cardtable_loaded_tables",
+    "cardtable_timed_events",
+    "cardtable_timed_event_lateness_seconds",
     "cardtable_moves",
     "cardtable_click_answer_seconds",
     "cardtable_lane_queue_depth",

@@ -381,6 +381,29 @@ async def test_open_tables_of_some_shards(storage: Storage, count: int, ids: lis
         await storage.open_tables(None, None, ids)
 
 
+@pytest.mark.parametrize(("count", "ids"), [(None, None), (2, [0]), (4, [1, 3]), (7, [5])])
+async def test_open_table_counts_by_game_and_status(
+    storage: Storage, count: int | None, ids: list[int] | None
+) -> None:
+    """open_table_counts counts the open tables (of these shards) by game and status, the
+    same tables open_tables reads; closed ones are not counted."""
+    guilds = [None, 1, (1 << 22) * 3, (1 << 22) * 5 + 17, 987_654_321 << 22]
+    channel = 100
+    for guild in guilds:
+        for game, status in [("nothanks", "lobby"), ("nothanks", "running"), ("rage", "running")]:
+            channel += 1
+            await storage.create_table(lobby(channel, guild_id=guild, game=game, status=status))
+        channel += 1
+        await storage.create_table(lobby(channel, guild_id=guild, status="finished"))
+    expected: dict[tuple[str, str], int] = {}
+    for record in await storage.open_tables(None, count, ids):
+        assert isinstance(record, TableRecord)
+        key = (record.game, record.status)
+        expected[key] = expected.get(key, 0) + 1
+    assert expected
+    assert await storage.open_table_counts(count, ids) == expected
+
+
 async def test_closing_a_table_removes_it_from_open_tables(storage: Storage) -> None:
     """A table saved as finished no longer appears among the open tables."""
     record = await storage.create_table(lobby(status="running"))

@@ -11,7 +11,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.client.guild_settings import TURN_PING_MODES
+from bot.client.game_cog import pace_choices
+from bot.client.guild_settings import PACE_PING_MODES, TURN_PING_MODES
 from bot.client.replies import answer_error, answers_user_errors
 from bot.i18n import language_of, t
 from bot.queries.history import load_game, recent_games
@@ -26,6 +27,7 @@ from bot.render.records import (
     replay_picture,
 )
 from bot.table.errors import UserError
+from bot.table.meta import PACES
 from bot.table.replay import StoredGame, game_position, new_anonymous_id
 
 if TYPE_CHECKING:
@@ -66,7 +68,14 @@ class Cardtable(commands.Cog, name=COG_NAME):
         self.bot = bot
         self.languages = bot.languages
         self.images = bot.images
-        self.settings = (bot.languages, bot.images, bot.turn_pings, bot.threads)
+        self.settings = (
+            bot.languages,
+            bot.images,
+            bot.turn_pings,
+            bot.threads,
+            bot.pace,
+            bot.pace_pings,
+        )
 
     async def cog_load(self) -> None:
         """Answer the records' components; read the settings of servers already connected."""
@@ -219,6 +228,48 @@ class Cardtable(commands.Cog, name=COG_NAME):
             t(f"settings.threads.{use}", interaction.locale), ephemeral=True
         )
 
+    @group.command(
+        name="pace", description="The pace new tables get by default, and turn-based pings"
+    )
+    @app_commands.describe(
+        default="Live, or turn-based: hours per move for people (a start can still choose)",
+        pings="Turn-based tables: a DM only, or a DM and the channel's turn ping",
+    )
+    @app_commands.choices(
+        default=pace_choices(),
+        pings=[
+            app_commands.Choice(name="DM only", value="dm"),
+            app_commands.Choice(name="DM and channel ping", value="both"),
+        ],
+    )
+    @answers_user_errors
+    async def pace_setting(
+        self, interaction: discord.Interaction, default: str, pings: str | None = None
+    ) -> None:
+        """Choose the server's default pace and turn-based pings (Manage Server)."""
+        if not can_configure(interaction):
+            raise UserError("settings.not_admin")
+        assert interaction.guild_id is not None  # the group is guild-only
+        if default not in PACES:
+            raise UserError("settings.bad_choice", value=default, choices=", ".join(PACES))
+        if pings is not None and pings not in PACE_PING_MODES:
+            choices = ", ".join(PACE_PING_MODES)
+            raise UserError("settings.bad_choice", value=pings, choices=choices)
+        await self.bot.pace.set(interaction.guild_id, default)
+        if pings is not None:
+            await self.bot.pace_pings.set(interaction.guild_id, pings)
+        mode = self.bot.pace_pings.mode_for(interaction.guild_id)
+        locale = interaction.locale
+        lines = [self.pace_text(default, locale), t(f"settings.pace_pings.{mode}", locale)]
+        await interaction.response.send_message("\n".join(lines), ephemeral=True)
+
+    @staticmethod
+    def pace_text(pace: str, locale: object) -> str:
+        """The server's default pace, in words."""
+        if not PACES[pace]:
+            return t("settings.pace.live", locale)
+        return t("settings.pace.turn_based", locale, hours=PACES[pace] // 3600)
+
     @group.command(name="about", description="What cardtable plays, and this server's settings")
     @answers_user_errors
     async def about(self, interaction: discord.Interaction) -> None:
@@ -236,7 +287,19 @@ class Cardtable(commands.Cog, name=COG_NAME):
         pings = t(f"settings.about.pings.{mode}", locale)
         state = "on" if self.bot.threads.threads_for(interaction.guild_id) else "off"
         thread_line = t(f"settings.about.threads.{state}", locale)
-        lines = (t("settings.about.text", locale), line, pictures, pings, thread_line)
+        pace = self.pace_text(self.bot.pace.pace_for(interaction.guild_id), locale)
+        pace_pings = t(
+            f"settings.pace_pings.{self.bot.pace_pings.mode_for(interaction.guild_id)}", locale
+        )
+        lines = (
+            t("settings.about.text", locale),
+            line,
+            pictures,
+            pings,
+            thread_line,
+            pace,
+            pace_pings,
+        )
         await interaction.response.send_message("\n".join(lines), ephemeral=True)
 
     # -- history and replays ---------------------------------------------------------

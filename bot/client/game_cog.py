@@ -27,7 +27,7 @@ from bot.render.review import mistake_picture, picture_name, review_message
 from bot.render.stats import STATS_ACTION, computer_label, leaderboard_message, stats_message
 from bot.storage import TableRecord
 from bot.table.errors import Localized, TableMovedOn, UserError
-from bot.table.meta import TableMeta
+from bot.table.meta import PACES, TableMeta
 from bot.table.replay import StoredGame
 from bot.table.review import BrokenLog, Review
 from bot.table.session import Draft, TableSession
@@ -56,6 +56,13 @@ def can_manage(interaction: discord.Interaction, host_id: int) -> bool:
         return True
     permissions = interaction.permissions
     return bool(permissions.manage_messages or permissions.administrator)
+
+
+def pace_choices() -> list[app_commands.Choice[str]]:
+    """The paces a table may be started at, as slash-command choices."""
+    names = {"live": "live (the turn timer)", "1h": "1 hour per move", "12h": "12 hours per move"}
+    names |= {"24h": "24 hours per move", "72h": "72 hours per move"}
+    return [app_commands.Choice(name=names[pace], value=pace) for pace in PACES]
 
 
 def locale_code(interaction: discord.Interaction) -> str:
@@ -258,10 +265,11 @@ class GameTableCog(commands.Cog):
         bots: int = 0,
         level: str = "normal",
         thread: bool | None = None,
+        pace: str | None = None,
     ) -> None:
         """`/<game> start`: open a lobby here with the caller as host and first seat; in a
         thread of its own with ``thread`` True, or where the server's default says so
-        (None: follow it)."""
+        (None: follow it); at ``pace`` (a name of PACES; None: the server's default)."""
         if interaction.guild_id is None:
             # Discord applies guild_only to top-level commands only: a DM reaches here.
             raise UserError("error.guild_only")
@@ -277,6 +285,12 @@ class GameTableCog(commands.Cog):
             options=self.spec.parse_options(options),
             meta={"locale": None if guild_locale is None else str(guild_locale.value)},
         )
+        chosen = self.bot.pace.pace_for(interaction.guild_id) if pace is None else pace
+        if chosen not in PACES:
+            # Discord sends only the offered choices; an old client's command may not.
+            raise UserError("settings.bad_choice", value=chosen, choices=", ".join(PACES))
+        if PACES[chosen]:
+            record.meta["pace"] = PACES[chosen]
         locale = self.bot.languages.language_for(interaction.guild_id) or guild_locale
 
         def seat(draft: Draft) -> None:
@@ -451,6 +465,8 @@ class GameTableCog(commands.Cog):
             options=dict(old.options),
             meta={"locale": old_meta.locale, "rematch_of": table_id, "invited": invited},
         )
+        if old_meta.pace:
+            record.meta["pace"] = old_meta.pace  # a rematch keeps the game's pace
         if old_meta.thread is not None:
             # The same thread of ours: archived again when the rematch ends (posting in
             # it takes it out of the archive).

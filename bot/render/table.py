@@ -70,7 +70,7 @@ def lobby_embed(public: PublicTable, renderer: GameRenderer, locale: object) -> 
     )
     lines = [
         *renderer.option_lines(facts.options, locale),
-        t("table.turn_time", locale, count=public.turn_seconds),
+        pace_line(public, locale),
     ]
     embed.add_field(name=t("lobby.options", locale), value="\n".join(lines), inline=False)
     missing = facts.min_players - len(facts.seats)
@@ -79,6 +79,22 @@ def lobby_embed(public: PublicTable, renderer: GameRenderer, locale: object) -> 
     )
     embed.set_footer(text=f"{footer} · #{facts.id}")
     return embed
+
+
+def pace_line(public: PublicTable, locale: object) -> str:
+    """The table's pace: its live turn timer, or hours per move when turn-based."""
+    if public.pace:
+        return t("table.pace", locale, hours=max(public.pace // 3600, 1))
+    return t("table.turn_time", locale, count=public.turn_seconds)
+
+
+def _add_line(fields: MessageFields, line: str) -> None:
+    """Append a line to the message's embed (to its content when it has none)."""
+    embed = fields.get("embed")
+    if embed is not None:
+        embed.description = f"{embed.description or ''}\n{line}".strip()
+    else:
+        fields["content"] = f"{fields.get('content') or ''}\n{line}".strip()
 
 
 def lobby_view(public: PublicTable, locale: object) -> discord.ui.View:
@@ -239,6 +255,8 @@ def _public_message(
         fields = renderer.final(facts, public.view, locale)
         fields["view"] = rematch_view(facts, locale)
         fields.setdefault("content", None)
+        if public.pace:
+            _add_line(fields, pace_line(public, locale))
         return fields
     fields = renderer.table(facts, public.view, locale, pictures=pictures)
     fields.setdefault("content", None)
@@ -248,6 +266,8 @@ def _public_message(
     deciding = people_to_act(public)
     _prompt(fields, facts, deciding, locale)
     embed = fields.get("embed")
+    if public.pace and embed is not None:
+        _add_line(fields, pace_line(public, locale))
     if public.deadline is not None and embed is not None:
         key = "table.deadline" if len(deciding) > 1 else "table.deadline_one"
         deadline = t(key, locale, deadline=int(public.deadline))

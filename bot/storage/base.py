@@ -319,6 +319,19 @@ class Storage(ABC):
         """Store whether a server's tables open in a thread of their own by default."""
         await self._transaction(work.set_guild_threads, guild_id, threads)
 
+    async def get_guild_text(self, guild_id: int, column: str) -> str | None:
+        """One of a server's text settings (pace, pace_pings); None if it never chose."""
+        if column not in ("pace", "pace_pings"):
+            raise ValueError(f"not a text setting: {column!r}")
+        rows = await self.read(
+            f"SELECT {column} FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        )
+        return None if not rows else rows[0][column]
+
+    async def set_guild_text(self, guild_id: int, column: str, value: str | None) -> None:
+        """Store one of a server's text settings (pace, pace_pings); None clears it."""
+        await self._transaction(work.set_guild_text, guild_id, column, value)
+
     async def forget_user(self, user_id: int, anonymous: str, name: str = "former player") -> int:
         """Forget a person in every server's records, in one transaction; rows changed.
 

@@ -189,6 +189,13 @@ MIGRATIONS: Sequence[Migration] = (
     ALTER TABLE guild_settings ADD COLUMN turn_pings TEXT;
     ALTER TABLE guild_settings ADD COLUMN threads INTEGER;
     """,
+    # Play by post: the pace new tables get by default (NULL: live; else a name of
+    # bot.table.meta.PACES, /cardtable pace) and whether turn-based tables also ping in
+    # the channel beside the "your turn" DM (NULL or "dm": DM only; "both").
+    """
+    ALTER TABLE guild_settings ADD COLUMN pace TEXT;
+    ALTER TABLE guild_settings ADD COLUMN pace_pings TEXT;
+    """,
 )
 
 _ID_COLUMN = re.compile(r"\b(\w+_id) INTEGER\b")

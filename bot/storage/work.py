@@ -333,6 +333,18 @@ async def set_guild_threads(tx: Transaction, guild_id: int, threads: bool) -> No
     )
 
 
+async def set_guild_text(tx: Transaction, guild_id: int, column: str, value: str | None) -> None:
+    """Store one of a server's text settings (pace, pace_pings); keeps its other settings."""
+    if column not in ("pace", "pace_pings"):
+        raise ValueError(f"not a text setting: {column!r}")
+    await tx.execute(
+        f"INSERT INTO guild_settings (guild_id, {column}) VALUES (?, ?)"
+        f" ON CONFLICT (guild_id) DO UPDATE SET {column} = excluded.{column}",
+        guild_id,
+        value,
+    )
+
+
 async def forget_user(tx: Transaction, player: str, anonymous: str, name: str) -> int:
     """Replace a person by an anonymous id and name in the records; drop their ratings."""
     changed = 0

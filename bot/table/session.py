@@ -314,7 +314,9 @@ class Draft:
         humans = [p for p in acting if not _plays_itself(self.meta, p)]
         if engine.is_over or not humans:
             return None
-        seconds = int(self.record.options.get("turn_seconds", DEFAULT_TURN_SECONDS))
+        seconds = self.meta.pace or int(
+            self.record.options.get("turn_seconds", DEFAULT_TURN_SECONDS)
+        )
         turn = Turn(engine.move_number, self.now + seconds)
         old = self.meta.turn
         if old is not None and self._continues(old, acting):
@@ -496,6 +498,7 @@ class TableSession:
             deadline=None if meta.turn is None else meta.turn.deadline,
             away=tuple(meta.away),
             turn_seconds=self.turn_seconds(),
+            pace=meta.pace,
             closed_reason=meta.closed_reason,
             closed_by=meta.closed_by,
             invited=tuple(meta.invited),
@@ -531,8 +534,13 @@ class TableSession:
         return self.meta.computers.get(player, "normal")
 
     def turn_seconds(self) -> int:
-        """The table's time per turn."""
-        return int(self.record.options.get("turn_seconds", DEFAULT_TURN_SECONDS))
+        """The table's time per turn: its pace when turn-based, else the live clock."""
+        return self.meta.pace or int(self.record.options.get("turn_seconds", DEFAULT_TURN_SECONDS))
+
+    @property
+    def turn_based(self) -> bool:
+        """Whether people have a long clock here (play by post), not a live one."""
+        return self.meta.pace > 0
 
     def user_locale(self, player: str) -> str | None:
         """The language a person last used with this table, for DMs."""

@@ -8,7 +8,13 @@ from typing import Protocol
 import discord
 from discord.http import HTTPClient
 
-from bot.client.guild_settings import GuildImages, GuildLanguages, GuildThreads, GuildTurnPings
+from bot.client.guild_settings import (
+    GuildImages,
+    GuildLanguages,
+    GuildPacePings,
+    GuildThreads,
+    GuildTurnPings,
+)
 from bot.table.tables import Tables
 
 
@@ -25,6 +31,7 @@ class Host(Protocol):
     images: GuildImages
     turn_pings: GuildTurnPings
     threads: GuildThreads
+    pace_pings: GuildPacePings
     http: HTTPClient
     allowed_mentions: discord.AllowedMentions | None
 

@@ -12,6 +12,7 @@ from discord import app_commands
 
 from bot.client.game_cog import (
     GameTableCog,
+    from_dm,
     level_choices,
     locale_code,
     pace_choices,
@@ -279,7 +280,9 @@ class Rage(GameTableCog):
             draft.human_move(player, chosen, expected_move=None, locale=locale_code(interaction))
 
         async def answer() -> bool:
-            if session.engine is not None and session.engine.is_over:
+            if from_dm(interaction):
+                await self.answer_in_dm(interaction, reply, session)
+            elif session.engine is not None and session.engine.is_over:
                 await reply.edit(content=t("rage.hand.game_over", locale), view=None)
             else:
                 await reply.edit(**self.hand(session, player, locale))
@@ -289,12 +292,15 @@ class Rage(GameTableCog):
         try:
             return await session.change(step, then=answer)
         except StaleHand:
+            if from_dm(interaction):
+                raise TableMovedOn() from None  # a notice of a turn that passed
             # An old private view (from before other moves or a restart): show the current one.
             note = t("rage.hand.stale", locale)
             await reply.edit(**self.hand(session, player, locale, note=note))
         except JokerNeedsColour:
             await reply.edit(**self.hand(session, player, locale, joker=True))
-        self.keep_panel(session, player, interaction, on_panel)
+        if not from_dm(interaction):
+            self.keep_panel(session, player, interaction, on_panel)
         return None
 
     # -- commands -----------------------------------------------------------------------

@@ -23,6 +23,7 @@ from bot.queries.history import last_game_of, listed_game, load_game
 from bot.queries.players import PlayerStats, leaderboard, player_stats
 from bot.render.components import Click
 from bot.render.images.cache import Picture
+from bot.render.notices import notice_over
 from bot.render.review import mistake_picture, picture_name, review_message
 from bot.render.stats import STATS_ACTION, computer_label, leaderboard_message, stats_message
 from bot.storage import TableRecord
@@ -129,6 +130,9 @@ class GameTableCog(commands.Cog):
 
         async def answer() -> bool:
             message = interaction.message
+            if from_dm(interaction):
+                await self.answer_in_dm(interaction, reply, session)
+                return False  # the publisher edits the table in its channel
             if message is not None and message.id in (session.record.message_id, None):
                 return await self.bot.publisher.tables.answer_click(reply, session)
             # A click on an older message of this table (it was posted again): answer by
@@ -138,14 +142,31 @@ class GameTableCog(commands.Cog):
 
         return answer
 
+    async def answer_in_dm(
+        self, interaction: discord.Interaction, reply: Reply, session: TableSession
+    ) -> None:
+        """A move played from a "your turn" DM: the DM now says it is done, no buttons."""
+        fields = notice_over(
+            session.spec.renderer,
+            timed_out=False,
+            server=self.bot.publisher.notices.server_name(session),
+            link=session.jump_url,
+            locale=interaction.locale,
+        )
+        await reply.edit(**fields)
+        if interaction.message is not None:
+            self.bot.publisher.notices.answered(session, interaction.message.id)
+
     # -- clicks ---------------------------------------------------------------------------
 
     async def on_click(self, interaction: discord.Interaction, click: Click) -> None:
         """Every button click or select choice: route it, answer errors in one place."""
         try:
             await self._route(interaction, click)
-        except TableMovedOn as error:
-            # Out of date: say why when it is because the table was stopped.
+        except TableMovedOn as moved:
+            # Out of date: say why when it is because the table was stopped; a "your
+            # turn" DM's button of a turn that passed says that turn is over.
+            error: UserError = UserError("notice.turn_over") if from_dm(interaction) else moved
             await answer_error(interaction, self.stopped_answer(interaction, click) or error)
         except Exception as error:
             await answer_error(
@@ -183,10 +204,20 @@ class GameTableCog(commands.Cog):
     def session_for(self, interaction: discord.Interaction, click: Click) -> TableSession:
         """The open table a click names, checked against where the click came from."""
         session = self.tables.get(click.table_id)
-        if (
-            session is None
-            or session.spec.name != click.game
-            or session.channel_id != interaction.channel_id
+        if session is None or session.spec.name != click.game:
+            raise TableMovedOn()
+        if from_dm(interaction):
+            # A "your turn" DM's button: only a seated player's, at a turn-based table,
+            # for a move of the game (never a lobby's or a seat's button).
+            if (
+                not session.turn_based
+                or interaction.user.id not in session.record.seats
+                or click.action in LOBBY_ACTIONS
+                or click.action in ("back", "rematch")
+            ):
+                raise TableMovedOn()
+        elif (
+            session.channel_id != interaction.channel_id
             or session.record.guild_id != interaction.guild_id
         ):
             # Custom ids are visible to every client: one naming another channel's,
@@ -711,6 +742,11 @@ def require_permissions(interaction: discord.Interaction) -> None:
 async def _published() -> bool:
     """For a change whose message is being posted by its caller."""
     return True
+
+
+def from_dm(interaction: discord.Interaction) -> bool:
+    """Whether an interaction came from a DM with the bot (a "your turn" notice)."""
+    return interaction.guild_id is None
 
 
 def seat_of(interaction: discord.Interaction, session: TableSession) -> str:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
 import pytest
 from simcord import Env
 
+from bot.client.publishing.notices import NOTICE_GAP, RECENTLY
 from bot.table.meta import PACES
 from bot.table.timers import BOT_DELAY
 from tests.e2e.helpers import NAMES, Table
@@ -134,3 +137,53 @@ async def test_final_board_shows_the_pace_and_a_rematch_keeps_it(simcord_env: En
     rematch = simcord_env.bot.tables.in_channel(table.channel.id)
     assert rematch is not None and rematch.id != table.table_id
     assert rematch.meta.pace == PACES["1h"]
+
+
+def notices(actor: Any) -> list[discord.Message]:
+    """The "your turn" DMs the bot sent a player, oldest first (not the living chip DM)."""
+    return [
+        m
+        for m in actor.user.dm_channel.history()
+        if "Your turn" in m.content or "✅" in m.content or "⏰ Time ran out" in m.content
+    ]
+
+
+def live_notice(actor: Any) -> discord.Message:
+    """A player's one notice that still carries buttons."""
+    (live,) = [m for m in notices(actor) if m.components]
+    return live
+
+
+async def test_your_turn_dm_carries_the_move_and_plays_it(simcord_env: Env) -> None:
+    """The awaited player gets a new DM naming the game, server, channel (with a link) and
+    the deadline, with Take / No thanks!, the card, the chips on it and their own chips;
+    Take from the DM plays the move in the channel and the DM then says it is done."""
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    assert not notices(actor)  # everyone has just been at the table (joined, started)
+    await simcord_env.advance_time(RECENTLY)
+    message = live_notice(actor)
+    text = message.content
+    assert "Your turn" in text and "No Thanks!" in text and table.guild.name in text
+    assert f"<#{table.channel.id}>" in text and table.session.jump_url in text
+    assert f"<t:{int(table.session.meta.turn.deadline)}:R>" in text
+    assert (
+        f"It is your turn: {table.game.current_card} with" in text
+        and "You have **11** chips" in text
+    )
+    labels = [item.label for row in message.components for item in row.children]
+    assert labels == ["Take", "No thanks!"]
+    others = [p for p in table.players if p.id != actor.id]
+    assert all(not notices(p) for p in others)  # only the awaited player is told
+    card = table.game.current_card
+    before = table.game.move_number
+    answer = await actor.user.click(message, label="No thanks!")
+    assert not answer.ephemeral
+    assert table.game.move_number == before + 1
+    assert table.game.history[-1].card == card
+    done = next(m for m in notices(actor) if m.id == message.id)
+    assert done.content.startswith("✅ Done") and not done.components
+    # The channel's table shows the move; the next player now has their notice.
+    assert f"{actor.name}: No thanks! ({card})" in table.embed.description
+    assert f"<@{table.game.active_player}>: your turn" in table.message.content
+    assert live_notice(table.active()).id != message.id

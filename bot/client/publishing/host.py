@@ -49,6 +49,10 @@ class Host(Protocol):
         """A channel to send to or edit in by id, without fetching it."""
         ...
 
+    def get_guild(self, id: int, /) -> discord.Guild | None:
+        """A server the bot is in, by id (None if it does not see it)."""
+        ...
+
     async def create_dm(self, user: discord.abc.Snowflake) -> discord.DMChannel:
         """Open (or find) the DM channel with a user."""
         ...

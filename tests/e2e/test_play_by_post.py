@@ -11,7 +11,7 @@ from simcord import Env
 from bot.client.publishing.notices import NOTICE_GAP, RECENTLY
 from bot.table.meta import PACES
 from bot.table.timers import BOT_DELAY
-from tests.e2e.helpers import NAMES, Table
+from tests.e2e.helpers import NAMES, Table, button_ids, choose, click_stored, snapshot
 
 DAY = PACES["24h"]
 HOUR = 3600
@@ -187,3 +187,158 @@ async def test_your_turn_dm_carries_the_move_and_plays_it(simcord_env: Env) -> N
     assert f"{actor.name}: No thanks! ({card})" in table.embed.description
     assert f"<@{table.game.active_player}>: your turn" in table.message.content
     assert live_notice(table.active()).id != message.id
+
+
+async def wait_for_notice(env: Env, actor: Any) -> discord.Message:
+    """Move the clock a minute at a time until the player's notice is out (a notice waits
+    for RECENTLY after their last action and NOTICE_GAP after their last notice)."""
+    for _ in range(int((NOTICE_GAP + RECENTLY) // 60) + 2):
+        live = [m for m in notices(actor) if m.components]
+        if live:
+            (message,) = live
+            return message
+        await env.advance_time(60)
+    raise AssertionError(f"no turn notice reached {actor.name}")
+
+
+def assert_one_live_notice_each(table: Table) -> None:
+    """Never more than one notice with buttons per player at a table."""
+    for player in table.players:
+        assert len([m for m in notices(player) if m.components]) <= 1
+
+
+async def test_a_turn_based_game_played_to_its_end_from_dms_and_the_channel(
+    simcord_env: Env,
+) -> None:
+    """Three people play a 24 h game to its end: some moves from the "your turn" DM, some
+    from the channel, and a few left to the deadline (the computer plays, the notice says
+    so). The final board shows the standings and the pace; every notice is closed."""
+    table = await turn_based_table(simcord_env, 3)
+    step = from_dm = from_channel = timed_out = 0
+    while table.running:
+        step += 1
+        assert step < 400
+        actor = table.active()
+        before = table.game.move_number
+        if step % 25 == 7 and timed_out < 3:
+            message = await wait_for_notice(simcord_env, actor)
+            await pass_time(simcord_env, DAY)
+            assert table.game.move_number > before
+            closed = next(m for m in notices(actor) if m.id == message.id)
+            assert closed.content.startswith("⏰ Time ran out") and not closed.components
+            timed_out += 1
+        elif step % 2:
+            message = await wait_for_notice(simcord_env, actor)
+            label = choose(table.game)
+            answer = await actor.user.click(message, label=label)
+            assert not answer.ephemeral, answer.response.content
+            from_dm += 1
+        else:
+            await table.click(actor, choose(table.game))
+            from_channel += 1
+        assert table.game.move_number > before or not table.running
+        assert_one_live_notice_each(table)
+    assert from_dm > 10 and from_channel > 10 and timed_out == 3
+    assert table.embed.title == "No Thanks! — final scores"
+    assert "Turn-based: 24 h per move" in table.embed.description
+    record = await simcord_env.bot.storage.get_table(table.table_id)
+    assert record is not None and record.status == "finished"
+    await simcord_env.advance_time(5)
+    for player in table.players:
+        assert all(not m.components for m in notices(player))
+
+
+async def test_a_stale_dm_button_changes_nothing(simcord_env: Env) -> None:
+    """A DM button of a turn that has passed (a copy kept by a stale client) answers
+    privately that the turn is over, and the table stays as it was."""
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    message = await wait_for_notice(simcord_env, actor)
+    stored = snapshot(simcord_env, message)
+    await table.click(actor, "No thanks!")
+    before = (table.game.move_number, table.session.revision)
+    take = button_ids(message)["Take"]
+    answer = await click_stored(actor.user, stored, take)
+    assert answer.ephemeral and "This turn is over" in answer.response.content
+    assert (table.game.move_number, table.session.revision) == before
+    await simcord_env.advance_time(5)
+    closed = next(m for m in notices(actor) if m.id == message.id)
+    assert closed.content.startswith("✅ Done") and not closed.components
+
+
+async def test_a_dm_move_racing_a_channel_move_of_the_same_player(simcord_env: Env) -> None:
+    """The same player clicks the same move in the DM and in the channel (both made for
+    that move; SimCord runs one click at a time, and the table's lock orders them just
+    so): whichever comes second changes nothing and is told so privately, either way."""
+    table = await turn_based_table(simcord_env, 3)
+    for dm_first in (True, False):
+        actor = table.active()
+        message = await wait_for_notice(simcord_env, actor)
+        channel_copy = snapshot(simcord_env, table.message)
+        channel_take = button_ids(table.message)["Take"]
+        dm_copy = snapshot(simcord_env, message)
+        dm_pass = button_ids(message)["No thanks!"]
+        before = table.game.move_number
+        if dm_first:
+            first = await actor.user.click(message, label="No thanks!")
+            second = await click_stored(actor, channel_copy, channel_take)
+            assert second.ephemeral and "moved on" in second.response.content
+        else:
+            first = await click_stored(actor, channel_copy, channel_take)
+            second = await click_stored(actor.user, dm_copy, dm_pass)
+            assert second.ephemeral and "This turn is over" in second.response.content
+        assert not first.ephemeral
+        assert table.game.move_number == before + 1
+        assert len(await simcord_env.bot.storage.moves(table.table_id)) == before + 1
+        await simcord_env.advance_time(5)
+        closed = next(m for m in notices(actor) if m.id == message.id)
+        assert closed.content.startswith("✅ Done") and not closed.components
+
+
+async def test_someone_elses_dm_button_is_refused(simcord_env: Env) -> None:
+    """A player who forges the awaited player's DM button (the same custom id, from their
+    own DM) is refused: the move is the acting user's, not the button's."""
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    message = await wait_for_notice(simcord_env, actor)
+    other = next(p for p in table.players if p.id != actor.id)
+    before = table.game.move_number
+    stored = snapshot(simcord_env, message)
+    stored.channel_id = other.user.dm_channel.id
+    answer = await click_stored(other.user, stored, button_ids(message)["Take"])
+    assert answer.ephemeral
+    assert table.game.move_number == before
+
+
+async def test_notices_wait_for_the_gap(simcord_env: Env) -> None:
+    """A player whose turn comes again within NOTICE_GAP of their last notice is told only
+    once the gap has passed."""
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    message = await wait_for_notice(simcord_env, actor)
+    await actor.user.click(message, label="Take")  # taking: the same player goes again
+    assert table.game.active_player == str(actor.id)
+    await simcord_env.advance_time(RECENTLY + 1)
+    assert not [m for m in notices(actor) if m.components]
+    await simcord_env.advance_time(NOTICE_GAP - RECENTLY - 1)
+    assert len([m for m in notices(actor) if m.components]) == 1
+    assert len(notices(actor)) == 2
+
+
+async def test_closed_dms_are_said_once_and_the_player_plays_from_the_channel(
+    simcord_env: Env,
+) -> None:
+    """A player whose DMs refuse the notice plays from the channel; the table says once
+    that their notices can't reach them, and no notice is tried again."""
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    simcord_env.inject_error(
+        "POST", f"/channels/{actor.user.dm_channel.id}/messages", status=403, code=50007
+    )
+    await simcord_env.advance_time(RECENTLY + 1)
+    assert str(actor.id) in table.session.meta.dm_closed
+    assert "can't get turn notices by DM" in table.message.content
+    assert f"<@{actor.id}>" in table.message.content
+    await table.click(actor, "No thanks!")
+    assert "can't get turn notices" not in table.message.content
+    assert not notices(actor)

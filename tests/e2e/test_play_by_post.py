@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import discord
 import pytest
 from simcord import Env
 
+from bot.client.bot import CardtableBot
 from bot.client.publishing.notices import NOTICE_GAP, RECENTLY
+from bot.engines.rage import Phase, RageState
 from bot.table.meta import PACES
 from bot.table.timers import BOT_DELAY
 from tests.e2e.helpers import NAMES, Table, button_ids, choose, click_stored, snapshot
@@ -342,3 +345,93 @@ async def test_closed_dms_are_said_once_and_the_player_plays_from_the_channel(
     await table.click(actor, "No thanks!")
     assert "can't get turn notices" not in table.message.content
     assert not notices(actor)
+
+
+async def test_dm_buttons_work_after_a_restart(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
+    """A notice sent before a restart plays its move after it (a fresh bot instance); no
+    second notice is sent for that turn, and the next player's notice comes from the new
+    bot and works too."""
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    message = await wait_for_notice(simcord_env, actor)
+    await simcord_env.restart_bot(make_bot())
+    await simcord_env.advance_time(RECENTLY + 1)
+    assert len(notices(actor)) == 1  # remembered with the table: not sent again
+    before = table.game.move_number
+    answer = await actor.user.click(message, label="No thanks!")
+    assert not answer.ephemeral, answer.response.content
+    assert table.game.move_number == before + 1
+    closed = next(m for m in notices(actor) if m.id == message.id)
+    assert closed.content.startswith("✅ Done") and not closed.components
+    following = table.active()
+    second = await wait_for_notice(simcord_env, following)
+    await following.user.click(second, label="No thanks!")
+    assert table.game.move_number == before + 2
+
+
+def dm_buttons(message: discord.Message, action: str) -> list[discord.ui.Button[Any]]:
+    """The enabled buttons of one action ("bid", "play", "joker") of a DM's panel."""
+    found = []
+    for row in message.components:
+        for item in getattr(row, "children", []):
+            parts = (item.custom_id or "").split(":")
+            if parts[4:5] == [action] and not item.disabled:
+                found.append(item)
+    return found
+
+
+async def test_a_rage_round_played_from_dms(simcord_env: Env) -> None:
+    """A turn-based Rage round, bids and cards, played entirely from the "your turn" DMs:
+    each DM carries the hand panel with the bid or the playable cards, and the channel's
+    table follows."""
+    await simcord_env.bot.tree.sync()
+    guild = simcord_env.create_guild()
+    channel = guild.create_text_channel("rage")
+    players = [guild.add_member(simcord_env.create_user(name)) for name in NAMES[:3]]
+    result = await players[0].slash(channel, "rage start", pace="12h")
+    assert result.response is not None and not result.ephemeral
+    for player in players[1:]:
+        await player.click(result.response.message, label="Join")
+    await players[0].click(result.response.message, label="Start")
+    session = simcord_env.bot.tables.in_channel(channel.id)
+    assert session is not None and session.meta.pace == PACES["12h"]
+    engine = session.engine
+    assert isinstance(engine, RageState)
+    first_round = engine.round
+    bids = plays = 0
+    while True:
+        live = simcord_env.bot.tables.get(session.id)
+        assert live is not None
+        state = live.engine
+        assert isinstance(state, RageState)
+        if state.round != first_round or state.is_over:
+            break
+        (acting,) = state.acting_players()
+        actor = next(p for p in players if str(p.id) == acting)
+        message = await wait_for_notice(simcord_env, actor)
+        assert "Rage" in message.content and "Your turn" in message.content
+        before = state.move_number
+        if state.phase is Phase.BIDDING:
+            options = dm_buttons(message, "bid")
+            assert options and not dm_buttons(message, "play")
+            await actor.user.click(message, custom_id=options[len(options) // 2].custom_id)
+            bids += 1
+        else:
+            options = dm_buttons(message, "play")
+            assert options
+            answer = await actor.user.click(message, custom_id=options[0].custom_id)
+            colours = dm_buttons(answer.response.message, "joker") if answer.response else []
+            if colours:  # a Joker: its colour is the second tap, on the same DM
+                await actor.user.click(message, custom_id=colours[0].custom_id)
+            plays += 1
+        live = simcord_env.bot.tables.get(session.id)
+        assert live is not None and live.engine is not None
+        assert live.engine.move_number > before
+        closed = next(m for m in actor.user.dm_channel.history() if m.id == message.id)
+        assert closed.content.startswith("✅ Done") and not closed.components
+    assert bids == 3 and plays >= 3
+    # Every DM move was saved through the table's change path, in the move log.
+    logged = await simcord_env.bot.storage.moves(session.id)
+    assert len(logged) == bids + plays

@@ -17,6 +17,7 @@ from bot.client.replies import answer_error, answers_user_errors
 from bot.i18n import language_of, t
 from bot.queries.history import load_game, recent_games
 from bot.render.images.cache import FILENAME
+from bot.render.notices import turns_list
 from bot.render.records import (
     ITEMS,
     PAGE_SIZE,
@@ -29,6 +30,7 @@ from bot.render.records import (
 from bot.table.errors import UserError
 from bot.table.meta import PACES
 from bot.table.replay import StoredGame, game_position, new_anonymous_id
+from bot.table.session import TableSession
 
 if TYPE_CHECKING:
     from bot.client.bot import CardtableBot
@@ -48,7 +50,10 @@ def language_name(code: str) -> str:
 
 
 def can_configure(interaction: discord.Interaction) -> bool:
-    """Whether the user may change the bot's settings here (Manage Server)."""
+    """Whether the user may change the bot's settings here (Manage Server); a UserError
+    in a DM (the group works there for `turns`, the server's settings do not)."""
+    if interaction.guild_id is None:
+        raise UserError("error.guild_only")
     permissions = interaction.permissions
     return bool(permissions.manage_guild or permissions.administrator)
 
@@ -61,7 +66,9 @@ class Cardtable(commands.Cog, name=COG_NAME):
     group = app_commands.Group(
         name="cardtable",
         description="Settings of the cardtable bot on this server",
-        guild_only=True,
+        # Not guild-only: `turns` (and forget-me) work in a DM with the bot; each command
+        # about a server refuses there (error.guild_only).
+        guild_only=False,
     )
 
     def __init__(self, bot: CardtableBot) -> None:
@@ -274,6 +281,8 @@ class Cardtable(commands.Cog, name=COG_NAME):
     @answers_user_errors
     async def about(self, interaction: discord.Interaction) -> None:
         """Show the games and the server's table language privately."""
+        if interaction.guild_id is None:
+            raise UserError("error.guild_only")
         locale = interaction.locale
         chosen = self.language_for(interaction.guild_id)
         if chosen in LANGUAGES:
@@ -301,6 +310,36 @@ class Cardtable(commands.Cog, name=COG_NAME):
             pace_pings,
         )
         await interaction.response.send_message("\n".join(lines), ephemeral=True)
+
+    # -- play by post ----------------------------------------------------------------
+
+    @group.command(name="turns", description="Every table, in every server, waiting for you")
+    @answers_user_errors
+    async def turns(self, interaction: discord.Interaction) -> None:
+        """List privately the turn-based tables waiting for the caller, soonest deadline
+        first, with links and the time left (in a server or in a DM with the bot)."""
+        player = str(interaction.user.id)
+        waiting: list[tuple[float, TableSession]] = []
+        for session in self.bot.tables:
+            turn = session.meta.turn
+            if (
+                session.turn_based
+                and session.status == "running"
+                and turn is not None
+                and player in session.acting_players()
+                and not session.plays_itself(player)
+            ):
+                waiting.append((turn.deadline, session))
+        waiting.sort(key=lambda pair: (pair[0], pair[1].id))
+        locale = interaction.locale
+        entries = []
+        for deadline, session in waiting:
+            guild_id = session.record.guild_id
+            guild = None if guild_id is None else self.bot.get_guild(guild_id)
+            title = session.spec.renderer.title(locale)
+            server = None if guild is None else guild.name
+            entries.append((title, server, session.channel_id, deadline, session.jump_url))
+        await interaction.response.send_message(**turns_list(entries, locale), ephemeral=True)
 
     # -- history and replays ---------------------------------------------------------
 

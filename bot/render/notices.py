@@ -54,3 +54,35 @@ def notice_over(
     key = "notice.timed_out" if timed_out else "notice.done"
     text = t(key, locale, game=renderer.title(locale), server=where, link=link)
     return {"content": text, "view": None, "allowed_mentions": discord.AllowedMentions.none()}
+
+
+# The most tables `/cardtable turns` lists (the soonest deadlines); the rest are counted.
+TURNS_LISTED = 15
+
+
+def turns_list(
+    entries: list[tuple[str, str | None, int, float, str]], locale: object
+) -> MessageFields:
+    """`/cardtable turns`: every table waiting for the reader, soonest deadline first.
+
+    Each entry is (game's title, server's name, channel id, deadline, link to the table).
+    """
+    if not entries:
+        return {"content": t("turns.none", locale)}
+    lines = [t("turns.title", locale, count=len(entries))]
+    for title, server, channel_id, deadline, link in entries[:TURNS_LISTED]:
+        where = escape_name(server) if server else t("notice.server_unknown", locale)
+        lines.append(
+            t(
+                "turns.line",
+                locale,
+                game=title,
+                server=where,
+                channel=f"<#{channel_id}>",
+                deadline=int(deadline),
+                link=link,
+            )
+        )
+    if len(entries) > TURNS_LISTED:
+        lines.append(t("turns.more", locale, count=len(entries) - TURNS_LISTED))
+    return fit({"content": "\n".join(lines), "allowed_mentions": discord.AllowedMentions.none()})

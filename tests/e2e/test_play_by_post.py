@@ -14,7 +14,15 @@ from bot.client.publishing.notices import NOTICE_GAP, RECENTLY
 from bot.engines.rage import Phase, RageState
 from bot.table.meta import PACES
 from bot.table.timers import BOT_DELAY
-from tests.e2e.helpers import NAMES, Table, button_ids, choose, click_stored, snapshot
+from tests.e2e.helpers import (
+    NAMES,
+    Table,
+    button_ids,
+    choose,
+    click_stored,
+    message_by_id,
+    snapshot,
+)
 
 DAY = PACES["24h"]
 HOUR = 3600
@@ -435,3 +443,55 @@ async def test_a_rage_round_played_from_dms(simcord_env: Env) -> None:
     # Every DM move was saved through the table's change path, in the move log.
     logged = await simcord_env.bot.storage.moves(session.id)
     assert len(logged) == bids + plays
+
+
+async def test_cardtable_turns_lists_every_server_soonest_first(simcord_env: Env) -> None:
+    """/cardtable turns, in a DM with the bot and in a server: every turn-based table
+    waiting for the caller, in both servers, soonest deadline first, with links and time
+    left; not a live table, nor one waiting for someone else."""
+    if "cogs.cardtable" not in simcord_env.bot.extensions:
+        await simcord_env.bot.load_extension("cogs.cardtable")
+    await simcord_env.bot.tree.sync()
+    ana, ben, cid = (simcord_env.create_user(name) for name in NAMES[:3])
+    sessions = []
+    for name, pace in (("first", "72h"), ("second", "1h"), ("third", "live")):
+        guild = simcord_env.create_guild(name=name)
+        channel = guild.create_text_channel(f"{name}-games")
+        members = [guild.add_member(user) for user in (ana, ben, cid)]
+        result = await members[0].slash(channel, "nothanks start", pace=pace)
+        for member in members[1:]:
+            await member.click(result.response.message, label="Join")
+        await members[0].click(result.response.message, label="Start")
+        session = simcord_env.bot.tables.in_channel(channel.id)
+        assert session is not None
+        sessions.append((guild, channel, session, members))
+    # Pass in each game until Ana is to move everywhere.
+    for _, channel, session, members in sessions:
+        while session.acting_players() != (str(ana.id),):
+            (acting,) = session.acting_players()
+            member = next(m for m in members if str(m.id) == acting)
+            table_message = message_by_id(simcord_env, channel, session.record.message_id)
+            await member.click(table_message, label="No thanks!")
+    answer = await ana.slash("cardtable turns")
+    assert answer.ephemeral
+    text = answer.response.content
+    assert "Waiting for you** (2)" in text
+    lines = [line for line in text.splitlines() if line.startswith("•")]
+    assert len(lines) == 2
+    (first_guild, first_channel, first, _), (second_guild, second_channel, second, _) = sessions[:2]
+    assert second_guild.name in lines[0] and f"<#{second_channel.id}>" in lines[0]
+    assert second.jump_url in lines[0]
+    assert f"<t:{int(second.meta.turn.deadline)}:R>" in lines[0]
+    assert first_guild.name in lines[1] and first.jump_url in lines[1]
+    assert "third" not in text  # a live table is not play by post
+    nothing = await ben.slash("cardtable turns")
+    assert "No table is waiting for you" in nothing.response.content
+    # In a server too, and it changes as the game moves on.
+    members = sessions[1][3]
+    await members[0].click(
+        message_by_id(simcord_env, second_channel, second.record.message_id), label="No thanks!"
+    )
+    again = await sessions[0][3][0].slash(first_channel, "cardtable turns")
+    assert again.ephemeral and "Waiting for you** (1)" in again.response.content
+    refused = await ana.slash("cardtable pace", default="live")
+    assert refused.ephemeral and "only works in a server" in refused.response.content

@@ -12,7 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client.game_cog import pace_choices
-from bot.client.guild_settings import PACE_PING_MODES, TURN_PING_MODES
+from bot.client.guild_settings import NOTIFY_MODES, PACE_PING_MODES, TURN_PING_MODES
 from bot.client.replies import answer_error, answers_user_errors
 from bot.i18n import language_of, t
 from bot.queries.history import load_game, recent_games
@@ -30,7 +30,6 @@ from bot.render.records import (
 from bot.table.errors import UserError
 from bot.table.meta import PACES
 from bot.table.replay import StoredGame, game_position, new_anonymous_id
-from bot.table.session import TableSession
 
 if TYPE_CHECKING:
     from bot.client.bot import CardtableBot
@@ -318,28 +317,31 @@ class Cardtable(commands.Cog, name=COG_NAME):
     async def turns(self, interaction: discord.Interaction) -> None:
         """List privately the turn-based tables waiting for the caller, soonest deadline
         first, with links and the time left (in a server or in a DM with the bot)."""
-        player = str(interaction.user.id)
-        waiting: list[tuple[float, TableSession]] = []
-        for session in self.bot.tables:
-            turn = session.meta.turn
-            if (
-                session.turn_based
-                and session.status == "running"
-                and turn is not None
-                and player in session.acting_players()
-                and not session.plays_itself(player)
-            ):
-                waiting.append((turn.deadline, session))
-        waiting.sort(key=lambda pair: (pair[0], pair[1].id))
         locale = interaction.locale
-        entries = []
-        for deadline, session in waiting:
-            guild_id = session.record.guild_id
-            guild = None if guild_id is None else self.bot.get_guild(guild_id)
-            title = session.spec.renderer.title(locale)
-            server = None if guild is None else guild.name
-            entries.append((title, server, session.channel_id, deadline, session.jump_url))
+        entries = self.bot.publisher.notices.waiting(str(interaction.user.id), locale)
         await interaction.response.send_message(**turns_list(entries, locale), ephemeral=True)
+
+    @group.command(name="notify", description="How you hear of your turns at turn-based tables")
+    @app_commands.describe(
+        when="A DM for every turn, one daily summary of the tables waiting for you, or none"
+    )
+    @app_commands.choices(
+        when=[
+            app_commands.Choice(name="every turn", value="every"),
+            app_commands.Choice(name="daily summary", value="daily"),
+            app_commands.Choice(name="none", value="none"),
+        ]
+    )
+    @answers_user_errors
+    async def notify(self, interaction: discord.Interaction, when: str) -> None:
+        """Choose, for yourself, how turn-based tables tell you it is your turn (anywhere,
+        a DM with the bot included)."""
+        if when not in NOTIFY_MODES:
+            raise UserError("settings.bad_choice", value=when, choices=", ".join(NOTIFY_MODES))
+        await self.bot.notify.set(interaction.user.id, when)
+        await interaction.response.send_message(
+            t(f"notify.set.{when}", interaction.locale), ephemeral=True
+        )
 
     # -- history and replays ---------------------------------------------------------
 

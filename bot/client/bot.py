@@ -21,6 +21,7 @@ from bot.client.guild_settings import (
     GuildPacePings,
     GuildThreads,
     GuildTurnPings,
+    UserNotify,
 )
 from bot.client.outbound.guard import InvalidRequests
 from bot.client.outbound.lane import Lane, SendGate
@@ -94,6 +95,7 @@ class CardtableBot(commands.AutoShardedBot):
     threads: GuildThreads
     pace: GuildPace
     pace_pings: GuildPacePings
+    notify: UserNotify
     publisher: DiscordPublisher
     reviews: Reviews
 
@@ -303,6 +305,7 @@ class CardtableBot(commands.AutoShardedBot):
         self.threads = GuildThreads(self.storage)
         self.pace = GuildPace(self.storage)
         self.pace_pings = GuildPacePings(self.storage)
+        self.notify = UserNotify(self.storage)
         self.tables = Tables(
             self.storage,
             clock=now,
@@ -370,7 +373,7 @@ class CardtableBot(commands.AutoShardedBot):
         languages = getattr(self, "languages", None)
         if languages is not None:
             languages.close()
-        for setting in ("images", "turn_pings", "threads", "pace", "pace_pings"):
+        for setting in ("images", "turn_pings", "threads", "pace", "pace_pings", "notify"):
             cached = getattr(self, setting, None)
             if cached is not None:
                 cached.close()

@@ -155,7 +155,8 @@ class GameTableCog(commands.Cog):
         )
         await reply.edit(**fields)
         if interaction.message is not None:
-            self.bot.publisher.notices.answered(session, interaction.message.id)
+            player = str(interaction.user.id)
+            self.bot.publisher.notices.answered(session, player, interaction.message.id)
 
     # -- clicks ---------------------------------------------------------------------------
 

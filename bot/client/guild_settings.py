@@ -233,3 +233,36 @@ class GuildPacePings(GuildTextSetting):
     def mode_for(self, guild_id: int | None) -> str:
         """Whether turn-based tables ping in the channel too ("both") or not ("dm")."""
         return self.value_for(guild_id)
+
+
+# How a person hears of their turns at turn-based tables: a DM for every turn, one daily
+# summary of every table waiting for them, or nothing (/cardtable notify).
+NOTIFY_MODES = ("every", "daily", "none")
+
+
+class UserNotify(GuildSetting[str]):
+    """Each person's choice of turn notices (NOTIFY_MODES; "every" by default).
+
+    Keyed by user id, not server: the same cache as the servers' settings.
+    """
+
+    what = "turn notices setting"
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(storage, default="every")
+
+    async def read(self, guild_id: int) -> str | None:
+        """The stored choice of this user id, or None where they never chose."""
+        stored = await self.storage.get_user_notify(guild_id)
+        return stored if stored in NOTIFY_MODES else None
+
+    async def write(self, guild_id: int, value: str) -> None:
+        """Store this user id's choice (ValueError for anything but a mode)."""
+        if value not in NOTIFY_MODES:
+            raise ValueError(f"unknown turn notices mode {value!r}")
+        await self.storage.set_user_notify(guild_id, value)
+
+    async def mode_of(self, user_id: int) -> str:
+        """A person's choice, read from storage the first time it is needed."""
+        cached = self._values.get(user_id)
+        return cached if cached is not None else await self.load(user_id)

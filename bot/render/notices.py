@@ -61,15 +61,19 @@ TURNS_LISTED = 15
 
 
 def turns_list(
-    entries: list[tuple[str, str | None, int, float, str]], locale: object
+    entries: list[tuple[str, str | None, int, float, str]],
+    locale: object,
+    *,
+    title: str = "turns.title",
 ) -> MessageFields:
-    """`/cardtable turns`: every table waiting for the reader, soonest deadline first.
+    """`/cardtable turns` (and the daily summary, with its own ``title``): every table
+    waiting for the reader, soonest deadline first.
 
     Each entry is (game's title, server's name, channel id, deadline, link to the table).
     """
     if not entries:
         return {"content": t("turns.none", locale)}
-    lines = [t("turns.title", locale, count=len(entries))]
+    lines = [t(title, locale, count=len(entries))]
     for title, server, channel_id, deadline, link in entries[:TURNS_LISTED]:
         where = escape_name(server) if server else t("notice.server_unknown", locale)
         lines.append(

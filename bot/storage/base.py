@@ -332,6 +332,15 @@ class Storage(ABC):
         """Store one of a server's text settings (pace, pace_pings); None clears it."""
         await self._transaction(work.set_guild_text, guild_id, column, value)
 
+    async def get_user_notify(self, user_id: int) -> str | None:
+        """A person's choice of turn notices ("every", "daily", "none"); None if never."""
+        rows = await self.read("SELECT notify FROM user_settings WHERE user_id = ?", (user_id,))
+        return None if not rows else rows[0]["notify"]
+
+    async def set_user_notify(self, user_id: int, mode: str | None) -> None:
+        """Store a person's choice of turn notices; None clears it."""
+        await self._transaction(work.set_user_notify, user_id, mode)
+
     async def forget_user(self, user_id: int, anonymous: str, name: str = "former player") -> int:
         """Forget a person in every server's records, in one transaction; rows changed.
 

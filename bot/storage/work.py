@@ -345,6 +345,16 @@ async def set_guild_text(tx: Transaction, guild_id: int, column: str, value: str
     )
 
 
+async def set_user_notify(tx: Transaction, user_id: int, mode: str | None) -> None:
+    """Store a person's choice of turn notices (None clears it)."""
+    await tx.execute(
+        "INSERT INTO user_settings (user_id, notify) VALUES (?, ?)"
+        " ON CONFLICT (user_id) DO UPDATE SET notify = excluded.notify",
+        user_id,
+        mode,
+    )
+
+
 async def forget_user(tx: Transaction, player: str, anonymous: str, name: str) -> int:
     """Replace a person by an anonymous id and name in the records; drop their ratings."""
     changed = 0
@@ -363,6 +373,7 @@ async def forget_user(tx: Transaction, player: str, anonymous: str, name: str) -
         "UPDATE game_players SET player = ?, name = ? WHERE player = ?", anonymous, name, player
     )
     changed += await tx.execute("DELETE FROM ratings WHERE player = ?", player)
+    changed += await tx.execute("DELETE FROM user_settings WHERE user_id = ?", int(player))
     rows = await tx.fetch(
         "SELECT id, meta FROM tables WHERE status NOT IN ('lobby', 'running')"
         f" AND {tx.dialect.names_player}",

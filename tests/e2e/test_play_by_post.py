@@ -495,3 +495,37 @@ async def test_cardtable_turns_lists_every_server_soonest_first(simcord_env: Env
     assert again.ephemeral and "Waiting for you** (1)" in again.response.content
     refused = await ana.slash("cardtable pace", default="live")
     assert refused.ephemeral and "only works in a server" in refused.response.content
+
+
+async def test_notify_none_and_daily_summary(simcord_env: Env) -> None:
+    """/cardtable notify (in a DM with the bot): "none" sends no turn notice; "daily"
+    sends one summary of every table waiting, then none until a day later; "every" brings
+    the per-turn notice back."""
+    if "cogs.cardtable" not in simcord_env.bot.extensions:
+        await simcord_env.bot.load_extension("cogs.cardtable")
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    chosen = await actor.user.slash("cardtable notify", when="none")
+    assert chosen.ephemeral and "no turn notices" in chosen.response.content
+    await simcord_env.advance_time(RECENTLY + 1)
+    assert not notices(actor)
+    assert await simcord_env.bot.storage.get_user_notify(actor.id) == "none"
+    await actor.user.slash("cardtable notify", when="daily")
+    await table.click(actor, "Take")  # a change of the table: their turn again
+    await simcord_env.advance_time(RECENTLY + 1)
+    summaries = [m for m in actor.user.dm_channel.history() if "daily summary" in m.content]
+    assert len(summaries) == 1 and table.session.jump_url in summaries[0].content
+    assert not summaries[0].components and not notices(actor)
+    await table.click(actor, "Take")
+    await simcord_env.advance_time(RECENTLY + 1)
+    summaries = [m for m in actor.user.dm_channel.history() if "daily summary" in m.content]
+    assert len(summaries) == 1  # not again the same day
+    await pass_time(simcord_env, HOUR * 12)
+    await table.click(actor, "Take")  # still their table a day after the first summary
+    await pass_time(simcord_env, HOUR * 12)
+    summaries = [m for m in actor.user.dm_channel.history() if "daily summary" in m.content]
+    assert len(summaries) == 2
+    await actor.user.slash("cardtable notify", when="every")
+    await table.click(actor, "Take")
+    await simcord_env.advance_time(RECENTLY + 1)
+    assert live_notice(actor)

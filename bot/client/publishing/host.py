@@ -14,6 +14,7 @@ from bot.client.guild_settings import (
     GuildPacePings,
     GuildThreads,
     GuildTurnPings,
+    UserNotify,
 )
 from bot.table.tables import Tables
 
@@ -32,6 +33,7 @@ class Host(Protocol):
     turn_pings: GuildTurnPings
     threads: GuildThreads
     pace_pings: GuildPacePings
+    notify: UserNotify
     http: HTTPClient
     allowed_mentions: discord.AllowedMentions | None
 

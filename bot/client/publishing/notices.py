@@ -35,7 +35,7 @@ import discord
 from bot.client.outbound.lane import Lane, Priority
 from bot.client.publishing.dms import DM_EDIT_TIMEOUT, PlayerDms
 from bot.client.publishing.host import Host, shown
-from bot.render.notices import notice_over, turn_notice
+from bot.render.notices import notice_over, turn_notice, turns_list
 from bot.table.meta import Notice
 from bot.table.session import Draft, TableSession
 from bot.table.spec import is_computer_id
@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 
 # At most one "your turn" DM per player and table this often (seconds).
 NOTICE_GAP = 5 * 60
+# A daily summary goes out at most this often per person (seconds).
+SUMMARY_EVERY = 24 * 3600
 # A person who acted at the table this recently is looking at it: no notice for now.
 RECENTLY = 30.0
 
@@ -63,8 +65,10 @@ class TurnNotices:
         self.dms = dms
         # (table, player) -> when (the loop's clock) their last notice there went out.
         self._sent_at: dict[tuple[int, str], float] = {}
-        # Notice messages already told their turn is over: (table, message id).
-        self._over: set[tuple[int, int]] = set()
+        # (table, player) -> their last notice there already told its turn is over.
+        self._over: dict[tuple[int, str], int] = {}
+        # Person -> when (the loop's clock) their last daily summary went out.
+        self._summary_at: dict[str, float] = {}
 
     def awaited(self, session: TableSession) -> list[str]:
         """The people a turn-based table waits for who can get a notice."""
@@ -88,7 +92,7 @@ class TurnNotices:
         for player, ids in session.meta.turn_notices.items():
             channel_id, message_id, since = ids
             passed = turn is None or since != turn.since or player not in awaited
-            if passed and (session.id, message_id) not in self._over:
+            if passed and self._over.get((session.id, player)) != message_id:
                 self.lane.put(
                     ("notice-over", session.id, message_id),
                     Priority.DM,
@@ -103,6 +107,12 @@ class TurnNotices:
             notice = session.meta.turn_notices.get(player)
             if notice is not None and notice[2] == turn.since:
                 continue  # this turn's notice is out
+            mode = self.host.notify.value_for(int(player))  # "every" until read
+            if mode == "none":
+                continue
+            if mode == "daily":
+                self.summary_soon(player)
+                continue
             # Someone at the table now is told only if they are still awaited once they
             # have had RECENTLY seconds to move; nobody more often than every NOTICE_GAP.
             delay = max(session.meta.acted.get(player, -RECENTLY) + RECENTLY - now, 0.0)
@@ -116,14 +126,42 @@ class TurnNotices:
                 delay=delay,
             )
 
-    def answered(self, session: TableSession, message_id: int) -> None:
+    def waiting(self, player: str, locale: object) -> list[tuple[str, str | None, int, float, str]]:
+        """Every turn-based table waiting for a person, soonest deadline first, as
+        `turns_list` shows them: (game, server, channel id, deadline, link)."""
+        found: list[tuple[float, int, TableSession]] = []
+        for session in self.host.tables:
+            turn = session.meta.turn
+            if (
+                session.turn_based
+                and session.status == "running"
+                and turn is not None
+                and player in session.acting_players()
+                and not session.plays_itself(player)
+            ):
+                found.append((turn.deadline, session.id, session))
+        found.sort(key=lambda entry: entry[:2])
+        return [
+            (
+                session.spec.renderer.title(locale),
+                self.server_name(session),
+                session.channel_id,
+                deadline,
+                session.jump_url,
+            )
+            for deadline, _, session in found
+        ]
+
+    def answered(self, session: TableSession, player: str, message_id: int) -> None:
         """A notice's own button played the move: its click already said it is done."""
-        self._over.add((session.id, message_id))
+        self._over[(session.id, player)] = message_id
 
     def forget(self, session: TableSession) -> None:
         """A table closed: its memory of notices is dropped (not the notices' closing)."""
         for key in [key for key in self._sent_at if key[0] == session.id]:
             del self._sent_at[key]
+        for key in [key for key in self._over if key[0] == session.id]:
+            del self._over[key]
 
     def server_name(self, session: TableSession) -> str | None:
         """The name of the table's server, if the bot sees it."""
@@ -138,6 +176,16 @@ class TurnNotices:
             return  # the turn passed while the notice waited
         notice = session.meta.turn_notices.get(player)
         if notice is not None and notice[2] == since:
+            return
+        try:
+            mode = await self.host.notify.mode_of(int(player))
+        except Exception:
+            log.warning("could not read %s's turn notices setting", player, exc_info=True)
+            mode = "every"  # the default: a notice too many beats a turn missed
+        if mode == "none":
+            return
+        if mode == "daily":
+            self.summary_soon(player)
             return
         await self.host.wait_until_ready()
         locale = session.user_locale(player)
@@ -175,11 +223,57 @@ class TurnNotices:
             # is over" once it passes), and no other is sent for this turn meanwhile.
             log.warning("could not remember %s's turn notice at table %s", player, session.id)
 
+    def summary_soon(self, player: str) -> None:
+        """Queue a person's daily summary: now if they had none yet, else a day after
+        their last one (a pending one is not moved)."""
+        last = self._summary_at.get(player)
+        delay = 0.0
+        if last is not None:
+            delay = max(last + SUMMARY_EVERY - asyncio.get_running_loop().time(), 0.0)
+        self.lane.put(
+            ("notice-summary", player), Priority.DM, partial(self._summary, player), delay=delay
+        )
+
+    async def _summary(self, player: str) -> None:
+        """Send a person the list of every table waiting for them (if any still does, and
+        they still want it), and plan the next one a day later."""
+        try:
+            if await self.host.notify.mode_of(int(player)) != "daily":
+                return
+        except Exception:
+            log.warning("could not read %s's turn notices setting", player, exc_info=True)
+            return
+        last = self._summary_at.get(player)
+        now = asyncio.get_running_loop().time()
+        if last is not None and now < last + SUMMARY_EVERY:
+            self.summary_soon(player)  # queued early (by an older put): wait for the day
+            return
+        sessions = [s for s in self.host.tables if player in s.meta.user_locales]
+        locale = sessions[0].user_locale(player) if sessions else None
+        entries = self.waiting(player, locale)
+        if not entries:
+            return  # nothing waits: the next turn that does queues the next summary
+        await self.host.wait_until_ready()
+        fields = turns_list(entries, locale, title="notify.summary")
+        try:
+            async with asyncio.timeout(DM_EDIT_TIMEOUT):
+                channel = await self.dms.dm_channel(int(player))
+                await channel.send(**fields)
+        except (discord.Forbidden, discord.NotFound):
+            log.info("the daily summary of %s cannot be sent: DMs closed", player)
+            return
+        except (TimeoutError, discord.HTTPException):
+            log.warning("the daily summary of %s failed", player, exc_info=True)
+            return
+        self._summary_at.pop(player, None)
+        self._summary_at[player] = now
+        self.summary_soon(player)
+
     async def _close(
         self, session: TableSession, player: str, channel_id: int, message_id: int
     ) -> None:
         """Edit a notice whose turn has passed to say so, without its buttons."""
-        if (session.id, message_id) in self._over:
+        if self._over.get((session.id, player)) == message_id:
             return
         fields = notice_over(
             session.spec.renderer,
@@ -199,7 +293,8 @@ class TurnNotices:
                 "could not close %s's turn notice at table %s", player, session.id, exc_info=True
             )
             return  # the next change of the table tries again
-        self._over.add((session.id, message_id))
+        if session.is_open:  # a closed table's memory is already dropped
+            self._over[(session.id, player)] = message_id
 
     async def _closed(self, session: TableSession, player: str) -> None:
         """A player's DMs refuse notices: never again at this table; the table says so."""

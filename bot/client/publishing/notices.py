@@ -123,6 +123,9 @@ class TurnNotices:
                 ("notice", session.id, player),
                 Priority.PING,
                 partial(self._send, session, player, turn.since),
+                # The DM channel is opened first the first time (the remembering save is
+                # no request).
+                cost=1 if self.dms.knows_channel(int(player)) else 2,
                 delay=delay,
             )
 

@@ -167,7 +167,9 @@ class GameTableCog(commands.Cog):
         except TableMovedOn as moved:
             # Out of date: say why when it is because the table was stopped; a "your
             # turn" DM's button of a turn that passed says that turn is over.
-            error: UserError = UserError("notice.turn_over") if from_dm(interaction) else moved
+            live = self.tables.get(click.table_id)
+            notice = from_dm(interaction) and (live is None or live.turn_based)
+            error: UserError = UserError("notice.turn_over") if notice else moved
             await answer_error(interaction, self.stopped_answer(interaction, click) or error)
         except Exception as error:
             await answer_error(

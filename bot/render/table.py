@@ -88,6 +88,14 @@ def pace_line(public: PublicTable, locale: object) -> str:
     return t("table.turn_time", locale, count=public.turn_seconds)
 
 
+def played_for(seconds: float, locale: object) -> str:
+    """How long a game took, in days past two days, else in hours (at least one)."""
+    hours = int(seconds // 3600)
+    if hours >= 48:
+        return t("table.played_days", locale, count=hours // 24)
+    return t("table.played_hours", locale, count=max(hours, 1))
+
+
 def _add_line(fields: MessageFields, line: str) -> None:
     """Append a line to the message's embed (to its content when it has none)."""
     embed = fields.get("embed")
@@ -256,7 +264,10 @@ def _public_message(
         fields["view"] = rematch_view(facts, locale)
         fields.setdefault("content", None)
         if public.pace:
-            _add_line(fields, pace_line(public, locale))
+            line = pace_line(public, locale)
+            if public.played_for is not None:
+                line += " · " + played_for(public.played_for, locale)
+            _add_line(fields, line)
         return fields
     fields = renderer.table(facts, public.view, locale, pictures=pictures)
     fields.setdefault("content", None)

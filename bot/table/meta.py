@@ -129,6 +129,7 @@ class TableMeta:
     # Each person's "your turn" DM at a turn-based table: player -> [channel id, message
     # id, move it was sent for], edited to say "done" once the turn has passed.
     turn_notices: dict[str, list[int]] = field(default_factory=dict)
+    ended_at: float | None = None  # when the game ended (finished or stopped)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form; empty and default fields are left out to keep rows small."""
@@ -179,6 +180,8 @@ class TableMeta:
             data["pace"] = self.pace
         if self.turn_notices:
             data["turn_notices"] = {k: list(v) for k, v in self.turn_notices.items()}
+        if self.ended_at is not None:
+            data["ended_at"] = self.ended_at
         return data
 
     @classmethod
@@ -214,6 +217,7 @@ class TableMeta:
             turn_notices={
                 str(k): [int(i) for i in v] for k, v in data.get("turn_notices", {}).items()
             },
+            ended_at=data.get("ended_at"),
         )
 
     def copy(self) -> TableMeta:
@@ -244,4 +248,5 @@ class TableMeta:
             thread=self.thread,
             pace=self.pace,
             turn_notices={player: list(ids) for player, ids in self.turn_notices.items()},
+            ended_at=self.ended_at,
         )

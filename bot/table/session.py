@@ -284,6 +284,7 @@ class Draft:
         elif self.restamp:
             self.meta.turn = self._new_turn()
         if self._was_running and self.record.status in ("finished", "abandoned"):
+            self.meta.ended_at = self.now
             self.game_result = self._game_result()
         self.record.meta = self.meta.to_dict()
 
@@ -499,6 +500,9 @@ class TableSession:
             away=tuple(meta.away),
             turn_seconds=self.turn_seconds(),
             pace=meta.pace,
+            played_for=None
+            if meta.ended_at is None or meta.started_at is None
+            else meta.ended_at - meta.started_at,
             closed_reason=meta.closed_reason,
             closed_by=meta.closed_by,
             invited=tuple(meta.invited),

@@ -128,6 +128,7 @@ class PublicTable:
     away: tuple[str, ...] = ()  # seats a computer plays until "I'm back"
     turn_seconds: int = 60
     pace: int = 0  # seconds per move at a turn-based table; 0: live
+    played_for: float | None = None  # seconds from the deal to the end of a finished game
     closed_reason: str | None = None
     closed_by: int | None = None
     invited: tuple[int, ...] = ()

@@ -134,8 +134,8 @@ async def test_turn_based_tables_ping_in_the_channel_only_when_the_server_says(
 
 
 async def test_final_board_shows_the_pace_and_a_rematch_keeps_it(simcord_env: Env) -> None:
-    """A turn-based game that runs out by deadlines ends with its pace on the final board;
-    its rematch is turn-based too."""
+    """A turn-based game that runs out by deadlines ends with its pace and how long it
+    took on the final board; its rematch is turn-based too."""
     table = await turn_based_table(simcord_env, 3, pace="1h")
     steps = 0
     while table.running:
@@ -144,6 +144,12 @@ async def test_final_board_shows_the_pace_and_a_rematch_keeps_it(simcord_env: En
         assert steps < 400
     assert "final scores" in table.embed.title
     assert "Turn-based: 1 h per move" in table.embed.description
+    meta = table.session.meta
+    assert meta.ended_at is not None and meta.started_at is not None
+    hours = int((meta.ended_at - meta.started_at) // 3600)
+    # Three timeouts in a row for each of three people, an hour each, then computers.
+    assert hours == 9
+    assert "Turn-based: 1 h per move · played in 9 hours" in table.embed.description
     await table.click(table.players[0], "Rematch")
     rematch = simcord_env.bot.tables.in_channel(table.channel.id)
     assert rematch is not None and rematch.id != table.table_id

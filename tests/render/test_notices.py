@@ -7,6 +7,7 @@ from bot.engines.rage import RageState
 from bot.render.nothanks import NoThanksRenderer
 from bot.render.notices import TURNS_LISTED, notice_over, turn_notice, turns_list
 from bot.render.rage import RageRenderer
+from bot.render.table import played_for
 from tests.render.test_names import facts_for
 
 
@@ -69,3 +70,11 @@ def test_closed_notice_and_turns_list() -> None:
     entries = [("Rage", "S", 1, float(n), f"L{n}") for n in range(TURNS_LISTED + 3)]
     text = turns_list(entries, "en")["content"]
     assert text.count("\n• ") == TURNS_LISTED and "…and 3 more." in text
+
+
+def test_how_long_a_game_took() -> None:
+    """Hours up to two days (at least one), days beyond; in the reader's language."""
+    assert played_for(100, "en") == "played in 1 hour"
+    assert played_for(47 * 3600 + 59, "en") == "played in 47 hours"
+    assert played_for(3 * 86400 + 5, "en") == "played over 3 days"
+    assert played_for(5 * 86400, "ru") == "сыграно за 5 дней"

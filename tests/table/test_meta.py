@@ -31,6 +31,7 @@ def full_meta() -> TableMeta:
         thread=40,
         pace=86400,
         turn_notices={"1": [10, 14, 7]},
+        ended_at=50.0,
     )
 
 

@@ -101,8 +101,6 @@ class TurnNotices:
         if turn is None or not session.is_open:
             self.forget(session)
             return
-        loop_now = asyncio.get_running_loop().time()
-        now = session.clock()
         for player in awaited:
             notice = session.meta.turn_notices.get(player)
             if notice is not None and notice[2] == turn.since:
@@ -113,21 +111,30 @@ class TurnNotices:
             if mode == "daily":
                 self.summary_soon(player)
                 continue
-            # Someone at the table now is told only if they are still awaited once they
-            # have had RECENTLY seconds to move; nobody more often than every NOTICE_GAP.
-            delay = max(session.meta.acted.get(player, -RECENTLY) + RECENTLY - now, 0.0)
-            last = self._sent_at.get((session.id, player))
-            if last is not None:
-                delay = max(delay, last + NOTICE_GAP - loop_now)
-            self.lane.put(
-                ("notice", session.id, player),
-                Priority.PING,
-                partial(self._send, session, player, turn.since),
-                # The DM channel is opened first the first time (the remembering save is
-                # no request).
-                cost=1 if self.dms.knows_channel(int(player)) else 2,
-                delay=delay,
-            )
+            self._queue(session, player, turn.since)
+
+    def _wait(self, session: TableSession, player: str) -> float:
+        """How long a player's next notice at this table must still wait: someone at the
+        table now is told only if they are still awaited once they have had RECENTLY
+        seconds to move, and nobody more often than every NOTICE_GAP."""
+        wait = session.meta.acted.get(player, -RECENTLY) + RECENTLY - session.clock()
+        last = self._sent_at.get((session.id, player))
+        if last is not None:
+            wait = max(wait, last + NOTICE_GAP - asyncio.get_running_loop().time())
+        # A hundredth of a second is no wait: the two clocks need not agree to the last bit.
+        return wait if wait > 0.01 else 0.0
+
+    def _queue(self, session: TableSession, player: str, since: int) -> None:
+        """Queue a player's notice for the turn that began at ``since``, when it may go."""
+        self.lane.put(
+            ("notice", session.id, player),
+            Priority.PING,
+            partial(self._send, session, player, since),
+            # The DM channel is opened first the first time (the remembering save is no
+            # request).
+            cost=1 if self.dms.knows_channel(int(player)) else 2,
+            delay=self._wait(session, player),
+        )
 
     def waiting(self, player: str, locale: object) -> list[tuple[str, str | None, int, float, str]]:
         """Every turn-based table waiting for a person, soonest deadline first, as
@@ -189,6 +196,11 @@ class TurnNotices:
             return
         if mode == "daily":
             self.summary_soon(player)
+            return
+        if self._wait(session, player) > 0:
+            # Queued sooner than its rules allow (the lane keeps the sooner of two puts
+            # of a key): wait for them.
+            self._queue(session, player, since)
             return
         await self.host.wait_until_ready()
         locale = session.user_locale(player)

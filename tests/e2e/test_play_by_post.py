@@ -8,6 +8,10 @@ from typing import Any
 import discord
 import pytest
 from simcord import Env
+from simcord import interactions as simcord_interactions
+from simcord.backend import serializers
+from simcord.enums import InteractionType
+from simcord.results import InteractionResult
 
 from bot.client.bot import CardtableBot
 from bot.client.publishing.notices import NOTICE_GAP, RECENTLY
@@ -535,3 +539,48 @@ async def test_notify_none_and_daily_summary(simcord_env: Env) -> None:
     await table.click(actor, "Take")
     await simcord_env.advance_time(RECENTLY + 1)
     assert live_notice(actor)
+
+
+async def race_clicks(env: Env, clicks: list[tuple[Any, Any, str]]) -> list[InteractionResult]:
+    """Dispatch several button clicks at once and settle once: (actor, stored message,
+    custom_id) each. SimCord's own click settles before the next; here the bot gets every
+    INTERACTION_CREATE before it has handled the first, as Discord may send them."""
+    records = []
+    for actor, stored, custom_id in clicks:
+        guild = getattr(actor, "guild", None)
+        record, payload = simcord_interactions.base_payload(
+            env.backend,
+            type=InteractionType.MESSAGE_COMPONENT,
+            channel_id=stored.channel_id,
+            guild_id=None if guild is None else guild.id,
+            user_id=actor.id,
+            data={"custom_id": custom_id, "component_type": discord.ComponentType.button.value},
+        )
+        payload["message"] = dict(serializers.message_payload(env.backend, stored))
+        record.source_message_id = stored.id
+        env._notify_dispatch_observers(record)
+        env.backend.emit("INTERACTION_CREATE", payload)
+        records.append(record)
+    await env._settle_internal(dispatch="INTERACTION_CREATE")
+    return [InteractionResult(env, record) for record in records]
+
+
+async def test_a_dm_move_and_a_channel_move_dispatched_together(simcord_env: Env) -> None:
+    """The same player's DM click and channel click for one move reach the bot together:
+    the table's lock orders them, one move is played and saved, the other click is told
+    privately it came too late, and the move log holds one move."""
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    message = await wait_for_notice(simcord_env, actor)
+    before = table.game.move_number
+    dm = (actor.user, snapshot(simcord_env, message), button_ids(message)["No thanks!"])
+    channel = (actor, snapshot(simcord_env, table.message), button_ids(table.message)["Take"])
+    results = await race_clicks(simcord_env, [dm, channel])
+    assert all(result.acknowledged for result in results)
+    assert table.game.move_number == before + 1
+    assert len(await simcord_env.bot.storage.moves(table.table_id)) == before + 1
+    refused = [r for r in results if r.ephemeral]
+    assert len(refused) == 1, [r.response.content if r.response else None for r in results]
+    assert any(
+        phrase in refused[0].response.content for phrase in ("This turn is over", "moved on")
+    )

@@ -375,7 +375,8 @@ def game_result(
         game=spec.name,
         status=record.status,
         seed=str(engine.seed),
-        options=dict(record.options),
+        # A turn-based game's pace is kept with its options (the history shows it).
+        options=dict(record.options) | ({"pace": meta.pace} if meta.pace else {}),
         started_at=started_at,
         ended_at=ended_at,
         moves=engine.move_number,

@@ -139,7 +139,7 @@ async def test_turn_based_tables_ping_in_the_channel_only_when_the_server_says(
 
 async def test_final_board_shows_the_pace_and_a_rematch_keeps_it(simcord_env: Env) -> None:
     """A turn-based game that runs out by deadlines ends with its pace and how long it
-    took on the final board; its rematch is turn-based too."""
+    took on the final board and in the history; its rematch is turn-based too."""
     table = await turn_based_table(simcord_env, 3, pace="1h")
     steps = 0
     while table.running:
@@ -154,6 +154,13 @@ async def test_final_board_shows_the_pace_and_a_rematch_keeps_it(simcord_env: En
     # Three timeouts in a row for each of three people, an hour each, then computers.
     assert hours == 9
     assert "Turn-based: 1 h per move · played in 9 hours" in table.embed.description
+    # The records keep the pace: the history list says it, and how long the game took.
+    if "cogs.cardtable" not in simcord_env.bot.extensions:
+        await simcord_env.bot.load_extension("cogs.cardtable")
+        await simcord_env.bot.tree.sync()
+    history = await table.players[0].slash(table.channel, "cardtable history")
+    listed = history.response.embeds[0].description
+    assert "Turn-based: 1 h per move · played in 9 hours" in listed
     await table.click(table.players[0], "Rematch")
     rematch = simcord_env.bot.tables.in_channel(table.channel.id)
     assert rematch is not None and rematch.id != table.table_id

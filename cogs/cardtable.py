@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import logging
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -46,6 +47,11 @@ SERVER_DEFAULT = "default"
 def language_name(code: str) -> str:
     """A catalogue language by its own name ('de' -> 'Deutsch')."""
     return LANGUAGES.get(code, code)
+
+
+# A person may be away (/cardtable away) this many days a calendar year, at most.
+AWAY_DAYS = 14
+DAY = 24 * 3600
 
 
 def can_configure(interaction: discord.Interaction) -> bool:
@@ -342,6 +348,39 @@ class Cardtable(commands.Cog, name=COG_NAME):
         await interaction.response.send_message(
             t(f"notify.set.{when}", interaction.locale), ephemeral=True
         )
+
+    @group.command(name="away", description="Hold your turn-based deadlines while you are away")
+    @app_commands.describe(days="Days away (at most 14 a year); 0: you are back")
+    @answers_user_errors
+    async def away(
+        self, interaction: discord.Interaction, days: app_commands.Range[int, 0, AWAY_DAYS]
+    ) -> None:
+        """Say you are away for some days (or back): your turn-based tables hold your
+        turns meanwhile (anywhere, a DM with the bot included)."""
+        user_id = interaction.user.id
+        now = self.bot.tables.clock()
+        year = datetime.fromtimestamp(now, UTC).year
+        until, counted, used = await self.bot.storage.get_user_away(user_id)
+        if counted != year:
+            used = 0
+        if until is not None and until > now:
+            # Ending or replacing an absence gives back its whole days not yet taken.
+            used = max(used - int((until - now) // DAY), 0)
+        elif days == 0:
+            raise UserError("away.not_away")
+        if used + days > AWAY_DAYS:
+            raise UserError("away.over_budget", left=AWAY_DAYS - used)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        back = None if days == 0 else now + days * DAY
+        await self.bot.storage.set_user_away(user_id, back, year, used + days)
+        count = await self.bot.tables.hold(user_id, back)
+        left = AWAY_DAYS - used - days
+        locale = interaction.locale
+        if back is None:
+            text = t("away.back", locale, left=left)
+        else:
+            text = t("away.set", locale, until=int(back), count=count, left=left)
+        await interaction.followup.send(text, ephemeral=True)
 
     # -- history and replays ---------------------------------------------------------
 

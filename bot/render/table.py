@@ -279,6 +279,9 @@ def _public_message(
     embed = fields.get("embed")
     if public.pace and embed is not None:
         _add_line(fields, pace_line(public, locale))
+        for player, until in public.held:
+            away = t("away.line", locale, player=facts.mention(player), until=int(until))
+            _add_line(fields, away)
     if public.deadline is not None and embed is not None:
         key = "table.deadline" if len(deciding) > 1 else "table.deadline_one"
         deadline = t(key, locale, deadline=int(public.deadline))

@@ -341,6 +341,22 @@ class Storage(ABC):
         """Store a person's choice of turn notices; None clears it."""
         await self._transaction(work.set_user_notify, user_id, mode)
 
+    async def get_user_away(self, user_id: int) -> tuple[float | None, int, int]:
+        """A person's absence: (away until, or None; the year counted; days taken in it)."""
+        rows = await self.read(
+            "SELECT away_until, away_year, away_used FROM user_settings WHERE user_id = ?",
+            (user_id,),
+        )
+        if not rows:
+            return None, 0, 0
+        row = rows[0]
+        until = None if row["away_until"] is None else float(row["away_until"])
+        return until, int(row["away_year"] or 0), int(row["away_used"] or 0)
+
+    async def set_user_away(self, user_id: int, until: float | None, year: int, used: int) -> None:
+        """Store a person's absence and the days of ``year`` they have taken."""
+        await self._transaction(work.set_user_away, user_id, until, year, used)
+
     async def forget_user(self, user_id: int, anonymous: str, name: str = "former player") -> int:
         """Forget a person in every server's records, in one transaction; rows changed.
 

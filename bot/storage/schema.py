@@ -200,13 +200,17 @@ MIGRATIONS: Sequence[Migration] = (
     # Play by post: the pace new tables get by default (NULL: live; else a name of
     # bot.table.meta.PACES, /cardtable pace) and whether turn-based tables also ping in
     # the channel beside the "your turn" DM (NULL or "dm": DM only; "both"); and each
-    # person's choice of turn notices (/cardtable notify; NULL: every turn).
+    # person's choice of turn notices (/cardtable notify; NULL: every turn) and their
+    # absence (/cardtable away: until when, and the days of that year already taken).
     """
     ALTER TABLE guild_settings ADD COLUMN pace TEXT;
     ALTER TABLE guild_settings ADD COLUMN pace_pings TEXT;
     CREATE TABLE user_settings (
         user_id INTEGER PRIMARY KEY,
-        notify TEXT
+        notify TEXT,
+        away_until REAL,
+        away_year INTEGER,
+        away_used INTEGER
     );
     """,
 )

@@ -355,6 +355,21 @@ async def set_user_notify(tx: Transaction, user_id: int, mode: str | None) -> No
     )
 
 
+async def set_user_away(
+    tx: Transaction, user_id: int, until: float | None, year: int, used: int
+) -> None:
+    """Store a person's absence (None: back) and the days of ``year`` they have taken."""
+    await tx.execute(
+        "INSERT INTO user_settings (user_id, away_until, away_year, away_used) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (user_id) DO UPDATE SET away_until = excluded.away_until,"
+        " away_year = excluded.away_year, away_used = excluded.away_used",
+        user_id,
+        until,
+        year,
+        used,
+    )
+
+
 async def forget_user(tx: Transaction, player: str, anonymous: str, name: str) -> int:
     """Replace a person by an anonymous id and name in the records; drop their ratings."""
     changed = 0

@@ -130,6 +130,9 @@ class TableMeta:
     # id, move it was sent for], edited to say "done" once the turn has passed.
     turn_notices: dict[str, list[int]] = field(default_factory=dict)
     ended_at: float | None = None  # when the game ended (finished or stopped)
+    # People away (/cardtable away) at a turn-based table: player -> until when. Their
+    # turns' deadlines are held: a turn that waits for them runs out a pace after that.
+    held: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form; empty and default fields are left out to keep rows small."""
@@ -182,6 +185,8 @@ class TableMeta:
             data["turn_notices"] = {k: list(v) for k, v in self.turn_notices.items()}
         if self.ended_at is not None:
             data["ended_at"] = self.ended_at
+        if self.held:
+            data["held"] = dict(self.held)
         return data
 
     @classmethod
@@ -218,6 +223,7 @@ class TableMeta:
                 str(k): [int(i) for i in v] for k, v in data.get("turn_notices", {}).items()
             },
             ended_at=data.get("ended_at"),
+            held={str(k): float(v) for k, v in data.get("held", {}).items()},
         )
 
     def copy(self) -> TableMeta:
@@ -249,4 +255,5 @@ class TableMeta:
             pace=self.pace,
             turn_notices={player: list(ids) for player, ids in self.turn_notices.items()},
             ended_at=self.ended_at,
+            held=dict(self.held),
         )

@@ -246,6 +246,28 @@ class Draft:
         self.acted(player)
         self.restamp = True
 
+    def hold(self, player: str, until: float | None) -> None:
+        """A person is away until ``until`` (None: back now) at this turn-based table:
+        a turn that waits for them runs out a pace after their return; the table says
+        so once."""
+        if not self.meta.pace or player not in (str(seat) for seat in self.record.seats):
+            raise TableMovedOn()
+        turn = self.meta.turn
+        awaited = (
+            turn is not None
+            and self.record.status == "running"
+            and player in (str(p) for p in self.engine.acting_players())
+        )
+        if until is None:
+            self.meta.held.pop(player, None)
+            if awaited and turn is not None:
+                turn.deadline = min(turn.deadline, self.now + self.meta.pace)
+            return
+        self.meta.held[player] = until
+        self.meta.notice = Notice("away.notice", player)
+        if awaited and turn is not None:
+            turn.deadline = max(turn.deadline, until + self.meta.pace)
+
     def set_message(self, message_id: int) -> None:
         """The table's public message is now this one (posted anew, or the lobby's)."""
         self.record.message_id = message_id
@@ -279,6 +301,9 @@ class Draft:
             self.record.move_number = engine.move_number
             if engine.is_over and self.record.status == "running":
                 self.record.status = "finished"
+        for player, until in list(self.meta.held.items()):
+            if until <= self.now:
+                del self.meta.held[player]  # back: nothing is held for them any more
         if self.record.status != "running":
             self.meta.turn = None
         elif self.restamp:
@@ -318,7 +343,10 @@ class Draft:
         seconds = self.meta.pace or int(
             self.record.options.get("turn_seconds", DEFAULT_TURN_SECONDS)
         )
-        turn = Turn(engine.move_number, self.now + seconds)
+        # A turn waiting for someone away (/cardtable away) starts its clock when they
+        # are back.
+        start = max([self.now, *(self.meta.held.get(str(p), 0.0) for p in humans)])
+        turn = Turn(engine.move_number, start + seconds)
         old = self.meta.turn
         if old is not None and self._continues(old, acting):
             turn.since, turn.called = old.since, old.called
@@ -501,6 +529,9 @@ class TableSession:
             away=tuple(meta.away),
             turn_seconds=self.turn_seconds(),
             pace=meta.pace,
+            held=tuple(
+                (player, until) for player, until in meta.held.items() if until > self.clock()
+            ),
             played_for=None
             if meta.ended_at is None or meta.started_at is None
             else meta.ended_at - meta.started_at,

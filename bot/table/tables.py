@@ -494,6 +494,22 @@ class Tables:
 
     # -- DMs ----------------------------------------------------------------------------
 
+    async def hold(self, user_id: int, until: float | None) -> int:
+        """A person is away until ``until`` (None: back): every open turn-based table of
+        theirs holds their turns (see Draft.hold); how many tables that is."""
+        player = str(user_id)
+        count = 0
+        for session in list(self):
+            if not session.is_open or not session.turn_based:
+                continue
+            if user_id not in session.record.seats:
+                continue
+            if until is None and player not in session.meta.held:
+                continue
+            await session.change(lambda draft: draft.hold(player, until))
+            count += 1
+        return count
+
     async def note_dm_closed(self, session: TableSession, player: str) -> None:
         """A player's DMs are closed: never try again at this table, hint them once."""
 

@@ -591,3 +591,41 @@ async def test_a_dm_move_and_a_channel_move_dispatched_together(simcord_env: Env
     assert any(
         phrase in refused[0].response.content for phrase in ("This turn is over", "moved on")
     )
+
+
+async def test_away_holds_deadlines_within_a_yearly_budget(simcord_env: Env) -> None:
+    """/cardtable away (in a DM with the bot): the turn waiting for the away player runs
+    out a pace after their return, not before; the table says once that they are away
+    and shows until when; days beyond 14 a year are refused; 0 ends the absence early
+    and gives back its whole days."""
+    if "cogs.cardtable" not in simcord_env.bot.extensions:
+        await simcord_env.bot.load_extension("cogs.cardtable")
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    start = simcord_env.bot.tables.clock()
+    answer = await actor.user.slash("cardtable away", days=3)
+    assert answer.ephemeral or answer.followups, answer
+    text = (answer.followups[-1] if answer.followups else answer.response).content
+    assert "You are away until" in text and "tables now: 1" in text and "this year: 11" in text
+    turn = table.session.meta.turn
+    assert turn is not None and turn.deadline == pytest.approx(start + 3 * DAY + DAY, abs=5)
+    assert "is away for a while" in table.message.content
+    assert "is away until <t:" in table.embed.description
+    before = table.game.move_number
+    await pass_time(simcord_env, 3 * DAY + DAY - 120)
+    assert table.game.move_number == before  # held: four days and still waiting
+    await pass_time(simcord_env, 240)
+    assert table.game.move_number > before and "ran out of time" in table.message.content
+    assert "is away until" not in table.embed.description  # back by now
+    too_much = await actor.user.slash("cardtable away", days=12)
+    refused = (too_much.followups[-1] if too_much.followups else too_much.response).content
+    assert "11 more days this year" in refused
+    not_away = await actor.user.slash("cardtable away", days=0)
+    assert "not away" in not_away.response.content
+    await actor.user.slash("cardtable away", days=5)
+    await pass_time(simcord_env, DAY + HOUR)
+    back = await actor.user.slash("cardtable away", days=0)
+    said = (back.followups[-1] if back.followups else back.response).content
+    # Five days taken, back after one and an hour: the three whole days left come back.
+    assert "Welcome back" in said and "this year: 9" in said
+    assert str(actor.id) not in table.session.meta.held

@@ -32,6 +32,7 @@ def full_meta() -> TableMeta:
         pace=86400,
         turn_notices={"1": [10, 14, 7]},
         ended_at=50.0,
+        held={"2": 60.0},
     )
 
 
@@ -48,7 +49,15 @@ def test_copy_shares_no_mutable_part() -> None:
     meta = full_meta()
     before = meta.to_dict()
     draft = meta.copy()
-    for name in ("names", "user_locales", "computers", "timeouts", "rating_changes", "acted"):
+    for name in (
+        "names",
+        "user_locales",
+        "computers",
+        "timeouts",
+        "rating_changes",
+        "acted",
+        "held",
+    ):
         getattr(draft, name)["x"] = getattr(draft, name).get("1", 0)
     for name in ("away", "dm_closed", "hint_pending", "invited", "ping_message"):
         getattr(draft, name).append(0)

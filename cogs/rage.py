@@ -232,6 +232,10 @@ class Rage(GameTableCog):
             await interaction.response.edit_message(content=refusal, view=None)
             return
         fields = self.hand(session, player, interaction.locale)
+        if from_dm(interaction):
+            # Back on a "your turn" DM (from a Joker's colours): the DM shows the hand again.
+            await interaction.response.edit_message(**fields)
+            return
         if on_panel is not None:
             await interaction.response.edit_message(**fields)
             self.keep_panel(session, player, interaction, on_panel)

@@ -629,3 +629,57 @@ async def test_away_holds_deadlines_within_a_yearly_budget(simcord_env: Env) -> 
     # Five days taken, back after one and an hour: the three whole days left come back.
     assert "Welcome back" in said and "this year: 9" in said
     assert str(actor.id) not in table.session.meta.held
+
+
+async def test_a_joker_from_a_dm_takes_its_colour_on_the_same_dm(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
+    """A Joker played from the "your turn" DM turns that DM into the colour choice; Back
+    shows the hand there again (no new message); the colour then plays the Joker."""
+    await simcord_env.bot.tree.sync()
+    guild = simcord_env.create_guild()
+    channel = guild.create_text_channel("rage")
+    players = [guild.add_member(simcord_env.create_user(name)) for name in NAMES[:3]]
+    result = await players[0].slash(channel, "rage start", pace="24h")
+    for player in players[1:]:
+        await player.click(result.response.message, label="Join")
+    await players[0].click(result.response.message, label="Start")
+    session = simcord_env.bot.tables.in_channel(channel.id)
+    assert session is not None
+    a, b, c = (str(p.id) for p in players)
+    state = RageState.from_deal(
+        [a, b, c],
+        {a: ["JOKER", "R3"], b: ["B4", "G5"], c: ["Y6", "B7"]},
+        stack=["R9"],
+        dealer=c,
+        bids={a: 1, b: 0, c: 1},
+    )
+    record = await simcord_env.bot.storage.get_table(session.id)
+    assert record is not None
+    record.state = state.to_dict()
+    record.move_number = state.move_number
+    now = simcord_env.bot.tables.clock()
+    record.meta["turn"] = {"move": state.move_number, "deadline": now + DAY, "pinged": False}
+    await simcord_env.bot.storage.save_table(record)
+    await simcord_env.restart_bot(make_bot())
+    ana = players[0]
+    message = await wait_for_notice(simcord_env, ana)
+    (joker,) = [b for b in dm_buttons(message, "play") if "JOKER" in (b.custom_id or "")]
+    await ana.user.click(message, custom_id=joker.custom_id)
+    asking = next(m for m in ana.user.dm_channel.history() if m.id == message.id)
+    colours = dm_buttons(asking, "joker")
+    assert len(colours) == 6  # one per colour of the deck
+    (back,) = dm_buttons(asking, "hand")
+    count = len(ana.user.dm_channel.history())
+    await ana.user.click(asking, custom_id=back.custom_id)
+    again = next(m for m in ana.user.dm_channel.history() if m.id == message.id)
+    assert dm_buttons(again, "play") and not dm_buttons(again, "joker")
+    assert len(ana.user.dm_channel.history()) == count  # the same DM, no new message
+    await ana.user.click(again, custom_id=joker.custom_id)
+    asking = next(m for m in ana.user.dm_channel.history() if m.id == message.id)
+    await ana.user.click(asking, custom_id=dm_buttons(asking, "joker")[0].custom_id)
+    live = simcord_env.bot.tables.get(session.id)
+    assert live is not None and live.engine is not None
+    assert live.engine.move_number == state.move_number + 1
+    done = next(m for m in ana.user.dm_channel.history() if m.id == message.id)
+    assert done.content.startswith("✅ Done") and not done.components

@@ -17,6 +17,7 @@ from bot.client.outbound.guard import InvalidRequests
 from bot.client.outbound.lane import Lane, Priority
 from bot.metrics.server import MetricsServer
 from bot.runtime.settings import Settings
+from bot.table.meta import PACES, pace_name
 from bot.table.thinking import game_of
 
 log = logging.getLogger(__name__)
@@ -39,8 +40,15 @@ class Watched(Protocol):
     # `tables` and `storage` are read with getattr: they exist once setup_hook opened them.
 
 
-# Every table is played live for now; turn-based paces will name themselves here.
-LIVE = "live"
+# A pace outside bot.table.meta.PACES (none is offered today) is counted as this, so the
+# label keeps its few values.
+OTHER_PACE = "other"
+
+
+def pace_label(seconds: int) -> str:
+    """A table's pace as the gauge's label: a name of PACES (live, 1h, 12h, 24h, 72h)."""
+    name = pace_name(seconds)
+    return name if name in PACES else OTHER_PACE
 
 
 def snapshot(bot: Watched) -> metrics.Snapshot:
@@ -49,7 +57,8 @@ def snapshot(bot: Watched) -> metrics.Snapshot:
     counts: Counter[tuple[str, str, str]] = Counter()
     if tables is not None:
         for session in tables:
-            counts[(session.spec.name, str(session.record.status), LIVE)] += 1
+            pace = pace_label(session.meta.pace)
+            counts[(session.spec.name, str(session.record.status), pace)] += 1
     storage = getattr(bot, "storage", None)
     latencies = {
         shard: seconds

@@ -333,6 +333,23 @@ class Storage(ABC):
                 continue  # an unreadable row is quarantined when its table is loaded
         return seats
 
+    async def open_tables_seating(self, user_id: int) -> list[TableRecord]:
+        """The open tables (lobby or running) a person sits at, of any process, loaded or
+        not, oldest first; unreadable rows are left out (quarantined when loaded)."""
+        # The seats are a JSON list of ids: LIKE on the id's digits narrows the open rows
+        # (read through the status index) to those that may seat the person, in SQLite
+        # and PostgreSQL alike; the decoded seats decide.
+        found = await self._records(
+            "SELECT * FROM tables WHERE status IN ('lobby', 'running') AND seats LIKE ?"
+            " ORDER BY id",
+            (f"%{int(user_id)}%",),
+        )
+        return [
+            record
+            for record in found
+            if isinstance(record, TableRecord) and user_id in record.seats
+        ]
+
     async def set_due(self, table_id: int, revision: int, due_at: float | None) -> bool:
         """Store when a table's next event falls due, if the row is still at ``revision``
         (a derived column: the revision is not bumped). Whether the row was written."""
@@ -397,6 +414,44 @@ class Storage(ABC):
     async def set_guild_threads(self, guild_id: int, threads: bool) -> None:
         """Store whether a server's tables open in a thread of their own by default."""
         await self._transaction(work.set_guild_threads, guild_id, threads)
+
+    async def get_guild_text(self, guild_id: int, column: str) -> str | None:
+        """One of a server's text settings (pace, pace_pings); None if it never chose."""
+        if column not in ("pace", "pace_pings"):
+            raise ValueError(f"not a text setting: {column!r}")
+        rows = await self.read(
+            f"SELECT {column} FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        )
+        return None if not rows else rows[0][column]
+
+    async def set_guild_text(self, guild_id: int, column: str, value: str | None) -> None:
+        """Store one of a server's text settings (pace, pace_pings); None clears it."""
+        await self._transaction(work.set_guild_text, guild_id, column, value)
+
+    async def get_user_notify(self, user_id: int) -> str | None:
+        """A person's choice of turn notices ("every", "daily", "none"); None if never."""
+        rows = await self.read("SELECT notify FROM user_settings WHERE user_id = ?", (user_id,))
+        return None if not rows else rows[0]["notify"]
+
+    async def set_user_notify(self, user_id: int, mode: str | None) -> None:
+        """Store a person's choice of turn notices; None clears it."""
+        await self._transaction(work.set_user_notify, user_id, mode)
+
+    async def get_user_away(self, user_id: int) -> tuple[float | None, int, int]:
+        """A person's absence: (away until, or None; the year counted; days taken in it)."""
+        rows = await self.read(
+            "SELECT away_until, away_year, away_used FROM user_settings WHERE user_id = ?",
+            (user_id,),
+        )
+        if not rows:
+            return None, 0, 0
+        row = rows[0]
+        until = None if row["away_until"] is None else float(row["away_until"])
+        return until, int(row["away_year"] or 0), int(row["away_used"] or 0)
+
+    async def set_user_away(self, user_id: int, until: float | None, year: int, used: int) -> None:
+        """Store a person's absence and the days of ``year`` they have taken."""
+        await self._transaction(work.set_user_away, user_id, until, year, used)
 
     async def forget_user(self, user_id: int, anonymous: str, name: str = "former player") -> int:
         """Forget a person in every server's records, in one transaction; rows changed.

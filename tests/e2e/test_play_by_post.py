@@ -251,6 +251,9 @@ async def test_a_turn_based_game_played_to_its_end_from_dms_and_the_channel(
         if step % 25 == 7 and timed_out < 3:
             message = await wait_for_notice(simcord_env, actor)
             await pass_time(simcord_env, DAY)
+            # The deadline fell due while the table was out of memory (a day idle): the
+            # scheduler loaded it and the computer moved; it may have left memory again.
+            await table.reload()
             assert table.game.move_number > before
             closed = next(m for m in notices(actor) if m.id == message.id)
             assert closed.content.startswith("⏰ Time ran out") and not closed.components
@@ -663,6 +666,10 @@ async def test_a_joker_from_a_dm_takes_its_colour_on_the_same_dm(
     await simcord_env.bot.storage.save_table(record)
     await simcord_env.restart_bot(make_bot())
     ana = players[0]
+    # The restart loads only tables due soon: this one comes back at its half-time
+    # reminder (its stored due time), and the notice owed goes out then.
+    assert simcord_env.bot.tables.get(session.id) is None
+    await pass_time(simcord_env, DAY / 2)
     message = await wait_for_notice(simcord_env, ana)
     (joker,) = [b for b in dm_buttons(message, "play") if "JOKER" in (b.custom_id or "")]
     await ana.user.click(message, custom_id=joker.custom_id)
@@ -683,3 +690,93 @@ async def test_a_joker_from_a_dm_takes_its_colour_on_the_same_dm(
     assert live.engine.move_number == state.move_number + 1
     done = next(m for m in ana.user.dm_channel.history() if m.id == message.id)
     assert done.content.startswith("✅ Done") and not done.components
+
+
+async def until_unloaded(env: Env, table: Table) -> None:
+    """Move the clock a minute at a time until the table has left memory (its idle time,
+    CARDTABLE_TABLE_IDLE_SECONDS, after its last use)."""
+    for _ in range(int(env.bot.tables.idle_seconds // 60) + 3):
+        if env.bot.tables.get(table.table_id) is None:
+            return
+        await env.advance_time(60)
+    raise AssertionError(f"table {table.table_id} stayed in memory")
+
+
+async def test_an_unloaded_turn_based_table_keeps_its_deadline_list_and_dm_buttons(
+    simcord_env: Env,
+) -> None:
+    """A 24 h table left alone leaves memory: /cardtable turns still lists it (from the
+    database); its deadline passes while it is out of memory (the scheduler loads it, the
+    computer moves, the old notice says time ran out); once it has left memory again, the
+    next player's DM button loads it and plays the move, and that DM says it is done."""
+    if "cogs.cardtable" not in simcord_env.bot.extensions:
+        await simcord_env.bot.load_extension("cogs.cardtable")
+    table = await turn_based_table(simcord_env, 3)
+    first = table.active()
+    message = await wait_for_notice(simcord_env, first)
+    await until_unloaded(simcord_env, table)
+    stored = await simcord_env.bot.storage.get_table(table.table_id)
+    assert stored is not None and stored.due_at is not None
+    deadline = table.session.meta.turn.deadline
+    assert stored.due_at <= deadline  # the half-time reminder, then the day's deadline
+    listed = await first.user.slash("cardtable turns")
+    assert listed.ephemeral and "Waiting for you** (1)" in listed.response.content
+    assert f"<t:{int(deadline)}:R>" in listed.response.content
+    assert table.session.jump_url in listed.response.content
+    assert simcord_env.bot.tables.get(table.table_id) is None  # listing loads nothing
+    other = next(p for p in table.players if p.id != first.id)
+    nothing = await other.user.slash("cardtable turns")
+    assert "No table is waiting for you" in nothing.response.content
+
+    before = table.game.move_number
+    await pass_time(simcord_env, DAY)
+    session = await table.reload()
+    assert session.engine is not None and session.engine.move_number == before + 1
+    assert session.meta.timeouts.get(str(first.id), 0) == 1
+    closed = next(m for m in notices(first) if m.id == message.id)
+    assert closed.content.startswith("⏰ Time ran out") and not closed.components
+
+    second = table.active()
+    assert second.id != first.id
+    notice = await wait_for_notice(simcord_env, second)
+    await until_unloaded(simcord_env, table)
+    answer = await second.user.click(notice, label="No thanks!")
+    assert not answer.ephemeral, answer.response.content
+    live = simcord_env.bot.tables.get(table.table_id)
+    assert live is not None and live.engine is not None
+    assert live.engine.move_number == before + 2
+    done = next(m for m in notices(second) if m.id == notice.id)
+    assert done.content.startswith("✅ Done") and not done.components
+    moves = await simcord_env.bot.storage.moves(table.table_id)
+    assert len(moves) == before + 2  # each move saved once
+    assert_one_live_notice_each(table)
+
+
+async def test_away_holds_a_table_out_of_memory(simcord_env: Env) -> None:
+    """/cardtable away finds a turn-based table that left memory (from the database),
+    holds its deadline and stores the later due time: the computer does not move at the
+    old deadline, while the table is out of memory again, but a pace after the return."""
+    if "cogs.cardtable" not in simcord_env.bot.extensions:
+        await simcord_env.bot.load_extension("cogs.cardtable")
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    await until_unloaded(simcord_env, table)
+    before = (await table.reload()).engine
+    assert before is not None
+    start = simcord_env.bot.tables.clock()
+    answer = await actor.user.slash("cardtable away", days=2)
+    text = (answer.followups[-1] if answer.followups else answer.response).content
+    assert "You are away until" in text and "tables now: 1" in text
+    stored = await simcord_env.bot.storage.get_table(table.table_id)
+    assert stored is not None and stored.due_at is not None
+    held = (await table.reload()).meta.turn
+    assert held is not None and held.deadline == pytest.approx(start + 3 * DAY, abs=5)
+    assert stored.due_at > start + DAY  # no longer the first day's reminder or deadline
+    await pass_time(simcord_env, 3 * DAY - 2 * HOUR)
+    session = await table.reload()
+    assert session.engine is not None
+    assert session.engine.move_number == before.move_number  # held past the old deadline
+    await pass_time(simcord_env, 3 * HOUR)
+    session = await table.reload()
+    assert session.engine is not None
+    assert session.engine.move_number == before.move_number + 1

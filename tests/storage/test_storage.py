@@ -390,6 +390,24 @@ async def test_closing_a_table_removes_it_from_open_tables(storage: Storage) -> 
     assert await storage.open_tables() == []
 
 
+async def test_open_tables_seating_a_person(storage: Storage) -> None:
+    """open_tables_seating reads the open tables (lobby or running) a person sits at,
+    oldest first: not a closed one, not one seating an id that only contains theirs."""
+    ana, ben = 1 << 60, 7 << 58
+    longer = ana * 10 + 3  # its digits contain ana's: the LIKE alone would match it
+    seated = [
+        await storage.create_table(lobby(300, seats=[ben, ana], status="running")),
+        await storage.create_table(lobby(301, seats=[ana])),
+    ]
+    await storage.create_table(lobby(302, seats=[ana], status="finished"))
+    await storage.create_table(lobby(303, seats=[longer, ben], status="running"))
+    found = await storage.open_tables_seating(ana)
+    assert [record.id for record in found] == [record.id for record in seated]
+    assert found[0].seats == [ben, ana] and found[0].status == "running"
+    assert [r.channel_id for r in await storage.open_tables_seating(ben)] == [300, 303]
+    assert await storage.open_tables_seating(42) == []
+
+
 # -- optimistic concurrency, records, settings -------------------------------------------
 
 GUILD = 1

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import io
 import logging
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.client.guild_settings import TURN_PING_MODES
+from bot.client.game_cog import pace_choices
+from bot.client.guild_settings import NOTIFY_MODES, PACE_PING_MODES, TURN_PING_MODES
 from bot.client.replies import answer_error, answers_user_errors
 from bot.i18n import language_of, t
 from bot.queries.history import load_game, recent_games
 from bot.render.images.cache import FILENAME
+from bot.render.notices import turns_list
 from bot.render.records import (
     ITEMS,
     PAGE_SIZE,
@@ -26,6 +29,7 @@ from bot.render.records import (
     replay_picture,
 )
 from bot.table.errors import UserError
+from bot.table.meta import PACES
 from bot.table.replay import StoredGame, game_position, new_anonymous_id
 
 if TYPE_CHECKING:
@@ -45,8 +49,16 @@ def language_name(code: str) -> str:
     return LANGUAGES.get(code, code)
 
 
+# A person may be away (/cardtable away) this many days a calendar year, at most.
+AWAY_DAYS = 14
+DAY = 24 * 3600
+
+
 def can_configure(interaction: discord.Interaction) -> bool:
-    """Whether the user may change the bot's settings here (Manage Server)."""
+    """Whether the user may change the bot's settings here (Manage Server); a UserError
+    in a DM (the group works there for `turns`, the server's settings do not)."""
+    if interaction.guild_id is None:
+        raise UserError("error.guild_only")
     permissions = interaction.permissions
     return bool(permissions.manage_guild or permissions.administrator)
 
@@ -59,14 +71,23 @@ class Cardtable(commands.Cog, name=COG_NAME):
     group = app_commands.Group(
         name="cardtable",
         description="Settings of the cardtable bot on this server",
-        guild_only=True,
+        # Not guild-only: `turns` (and forget-me) work in a DM with the bot; each command
+        # about a server refuses there (error.guild_only).
+        guild_only=False,
     )
 
     def __init__(self, bot: CardtableBot) -> None:
         self.bot = bot
         self.languages = bot.languages
         self.images = bot.images
-        self.settings = (bot.languages, bot.images, bot.turn_pings, bot.threads)
+        self.settings = (
+            bot.languages,
+            bot.images,
+            bot.turn_pings,
+            bot.threads,
+            bot.pace,
+            bot.pace_pings,
+        )
 
     async def cog_load(self) -> None:
         """Answer the records' components; read the settings of servers already connected."""
@@ -219,10 +240,54 @@ class Cardtable(commands.Cog, name=COG_NAME):
             t(f"settings.threads.{use}", interaction.locale), ephemeral=True
         )
 
+    @group.command(
+        name="pace", description="The pace new tables get by default, and turn-based pings"
+    )
+    @app_commands.describe(
+        default="Live, or turn-based: hours per move for people (a start can still choose)",
+        pings="Turn-based tables: a DM only, or a DM and the channel's turn ping",
+    )
+    @app_commands.choices(
+        default=pace_choices(),
+        pings=[
+            app_commands.Choice(name="DM only", value="dm"),
+            app_commands.Choice(name="DM and channel ping", value="both"),
+        ],
+    )
+    @answers_user_errors
+    async def pace_setting(
+        self, interaction: discord.Interaction, default: str, pings: str | None = None
+    ) -> None:
+        """Choose the server's default pace and turn-based pings (Manage Server)."""
+        if not can_configure(interaction):
+            raise UserError("settings.not_admin")
+        assert interaction.guild_id is not None  # the group is guild-only
+        if default not in PACES:
+            raise UserError("settings.bad_choice", value=default, choices=", ".join(PACES))
+        if pings is not None and pings not in PACE_PING_MODES:
+            choices = ", ".join(PACE_PING_MODES)
+            raise UserError("settings.bad_choice", value=pings, choices=choices)
+        await self.bot.pace.set(interaction.guild_id, default)
+        if pings is not None:
+            await self.bot.pace_pings.set(interaction.guild_id, pings)
+        mode = self.bot.pace_pings.mode_for(interaction.guild_id)
+        locale = interaction.locale
+        lines = [self.pace_text(default, locale), t(f"settings.pace_pings.{mode}", locale)]
+        await interaction.response.send_message("\n".join(lines), ephemeral=True)
+
+    @staticmethod
+    def pace_text(pace: str, locale: object) -> str:
+        """The server's default pace, in words."""
+        if not PACES[pace]:
+            return t("settings.pace.live", locale)
+        return t("settings.pace.turn_based", locale, hours=PACES[pace] // 3600)
+
     @group.command(name="about", description="What cardtable plays, and this server's settings")
     @answers_user_errors
     async def about(self, interaction: discord.Interaction) -> None:
         """Show the games and the server's table language privately."""
+        if interaction.guild_id is None:
+            raise UserError("error.guild_only")
         locale = interaction.locale
         chosen = self.language_for(interaction.guild_id)
         if chosen in LANGUAGES:
@@ -236,8 +301,88 @@ class Cardtable(commands.Cog, name=COG_NAME):
         pings = t(f"settings.about.pings.{mode}", locale)
         state = "on" if self.bot.threads.threads_for(interaction.guild_id) else "off"
         thread_line = t(f"settings.about.threads.{state}", locale)
-        lines = (t("settings.about.text", locale), line, pictures, pings, thread_line)
+        pace = self.pace_text(self.bot.pace.pace_for(interaction.guild_id), locale)
+        pace_pings = t(
+            f"settings.pace_pings.{self.bot.pace_pings.mode_for(interaction.guild_id)}", locale
+        )
+        lines = (
+            t("settings.about.text", locale),
+            line,
+            pictures,
+            pings,
+            thread_line,
+            pace,
+            pace_pings,
+        )
         await interaction.response.send_message("\n".join(lines), ephemeral=True)
+
+    # -- play by post ----------------------------------------------------------------
+
+    @group.command(name="turns", description="Every table, in every server, waiting for you")
+    @answers_user_errors
+    async def turns(self, interaction: discord.Interaction) -> None:
+        """List privately the turn-based tables waiting for the caller, soonest deadline
+        first, with links and the time left (in a server or in a DM with the bot)."""
+        locale = interaction.locale
+        # From the database (one read, as history's): most turn-based tables are out of
+        # memory.
+        entries = await self.bot.publisher.notices.waiting(str(interaction.user.id), locale)
+        await interaction.response.send_message(**turns_list(entries, locale), ephemeral=True)
+
+    @group.command(name="notify", description="How you hear of your turns at turn-based tables")
+    @app_commands.describe(
+        when="A DM for every turn, one daily summary of the tables waiting for you, or none"
+    )
+    @app_commands.choices(
+        when=[
+            app_commands.Choice(name="every turn", value="every"),
+            app_commands.Choice(name="daily summary", value="daily"),
+            app_commands.Choice(name="none", value="none"),
+        ]
+    )
+    @answers_user_errors
+    async def notify(self, interaction: discord.Interaction, when: str) -> None:
+        """Choose, for yourself, how turn-based tables tell you it is your turn (anywhere,
+        a DM with the bot included)."""
+        if when not in NOTIFY_MODES:
+            raise UserError("settings.bad_choice", value=when, choices=", ".join(NOTIFY_MODES))
+        await self.bot.notify.set(interaction.user.id, when)
+        await interaction.response.send_message(
+            t(f"notify.set.{when}", interaction.locale), ephemeral=True
+        )
+
+    @group.command(name="away", description="Hold your turn-based deadlines while you are away")
+    @app_commands.describe(days="Days away (at most 14 a year); 0: you are back")
+    @answers_user_errors
+    async def away(
+        self, interaction: discord.Interaction, days: app_commands.Range[int, 0, AWAY_DAYS]
+    ) -> None:
+        """Say you are away for some days (or back): your turn-based tables hold your
+        turns meanwhile (anywhere, a DM with the bot included)."""
+        user_id = interaction.user.id
+        now = self.bot.tables.clock()
+        year = datetime.fromtimestamp(now, UTC).year
+        until, counted, used = await self.bot.storage.get_user_away(user_id)
+        if counted != year:
+            used = 0
+        if until is not None and until > now:
+            # Ending or replacing an absence gives back its whole days not yet taken.
+            used = max(used - int((until - now) // DAY), 0)
+        elif days == 0:
+            raise UserError("away.not_away")
+        if used + days > AWAY_DAYS:
+            raise UserError("away.over_budget", left=AWAY_DAYS - used)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        back = None if days == 0 else now + days * DAY
+        await self.bot.storage.set_user_away(user_id, back, year, used + days)
+        count = await self.bot.tables.hold(user_id, back)
+        left = AWAY_DAYS - used - days
+        locale = interaction.locale
+        if back is None:
+            text = t("away.back", locale, left=left)
+        else:
+            text = t("away.set", locale, until=int(back), count=count, left=left)
+        await interaction.followup.send(text, ephemeral=True)
 
     # -- history and replays ---------------------------------------------------------
 

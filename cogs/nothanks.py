@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING, ClassVar
 import discord
 from discord import app_commands
 
-from bot.client.game_cog import GameTableCog, level_choices, locale_code, seat_of
+from bot.client.game_cog import (
+    GameTableCog,
+    level_choices,
+    locale_code,
+    pace_choices,
+    seat_of,
+)
 from bot.client.replies import Reply, answers_user_errors, reply_ephemeral
 from bot.engines.nothanks import (
     MAX_PLAYERS,
@@ -55,8 +61,9 @@ class NoThanks(GameTableCog):
         bot_level="How well the computer players play (default: normal)",
         turn_seconds="Seconds per turn before the computer moves for you (default: 60)",
         thread="Open the table in a thread of its own (default: the server's setting)",
+        pace="Live, or turn-based: hours per move for people (default: the server's setting)",
     )
-    @app_commands.choices(bot_level=level_choices(SPEC.levels))
+    @app_commands.choices(bot_level=level_choices(SPEC.levels), pace=pace_choices())
     @app_commands.guild_only()
     @answers_user_errors
     async def start(
@@ -67,10 +74,13 @@ class NoThanks(GameTableCog):
         bot_level: str = "normal",
         turn_seconds: app_commands.Range[int, 15, 600] = 60,
         thread: bool | None = None,
+        pace: str | None = None,
     ) -> None:
         """Open a lobby in this channel, with the caller as host and first seat."""
         options = {"open_chips": open_chips, "turn_seconds": turn_seconds}
-        await self.open_table(interaction, options, bots=bots, level=bot_level, thread=thread)
+        await self.open_table(
+            interaction, options, bots=bots, level=bot_level, thread=thread, pace=pace
+        )
 
     @group.command(name="stop", description="End the No Thanks! table in this channel")
     @app_commands.guild_only()

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import discord
 from discord import app_commands
 
-from bot.client.game_cog import GameTableCog, level_choices, locale_code, seat_of
+from bot.client.game_cog import (
+    GameTableCog,
+    from_dm,
+    level_choices,
+    locale_code,
+    pace_choices,
+    seat_of,
+)
 from bot.client.replies import Reply, answers_user_errors
 from bot.engines.rage import (
     JOKER,
@@ -254,6 +261,10 @@ class Rage(GameTableCog):
             await interaction.response.edit_message(content=refusal, view=None)
             return
         fields = self.hand(session, player, interaction.locale)
+        if from_dm(interaction):
+            # Back on a "your turn" DM (from a Joker's colours): the DM shows the hand again.
+            await interaction.response.edit_message(**fields)
+            return
         if on_panel is not None:
             await interaction.response.edit_message(**fields)
             self.keep_panel(session, player, interaction, on_panel)
@@ -302,7 +313,9 @@ class Rage(GameTableCog):
             draft.human_move(player, chosen, expected_move=None, locale=locale_code(interaction))
 
         async def answer() -> bool:
-            if session.engine is not None and session.engine.is_over:
+            if from_dm(interaction):
+                await self.answer_in_dm(interaction, reply, session)
+            elif session.engine is not None and session.engine.is_over:
                 await reply.edit(content=t("rage.hand.game_over", locale), view=None)
             else:
                 await reply.edit(**self.hand(session, player, locale))
@@ -312,12 +325,15 @@ class Rage(GameTableCog):
         try:
             return await session.change(step, then=answer, deadline=reply.deadline)
         except StaleHand:
+            if from_dm(interaction):
+                raise TableMovedOn() from None  # a notice of a turn that passed
             # An old private view (from before other moves or a restart): show the current one.
             note = t("rage.hand.stale", locale)
             await reply.edit(**self.hand(session, player, locale, note=note))
         except JokerNeedsColour:
             await reply.edit(**self.hand(session, player, locale, joker=True))
-        self.keep_panel(session, player, interaction, on_panel)
+        if not from_dm(interaction):
+            self.keep_panel(session, player, interaction, on_panel)
         return None
 
     # -- commands -----------------------------------------------------------------------
@@ -332,8 +348,9 @@ class Rage(GameTableCog):
         bot_level="How well the computer players play (default: normal)",
         turn_seconds="Seconds per turn before the computer moves for you (default: 60)",
         thread="Open the table in a thread of its own (default: the server's setting)",
+        pace="Live, or turn-based: hours per move for people (default: the server's setting)",
     )
-    @app_commands.choices(bot_level=level_choices(SPEC.levels))
+    @app_commands.choices(bot_level=level_choices(SPEC.levels), pace=pace_choices())
     @app_commands.guild_only()
     @answers_user_errors
     async def start(
@@ -347,6 +364,7 @@ class Rage(GameTableCog):
         bot_level: str = "normal",
         turn_seconds: app_commands.Range[int, 15, 600] = 60,
         thread: bool | None = None,
+        pace: str | None = None,
     ) -> None:
         """Open a lobby in this channel with the chosen variants."""
         options = {
@@ -356,7 +374,9 @@ class Rage(GameTableCog):
             "sweep": sweep,
             "turn_seconds": turn_seconds,
         }
-        await self.open_table(interaction, options, bots=bots, level=bot_level, thread=thread)
+        await self.open_table(
+            interaction, options, bots=bots, level=bot_level, thread=thread, pace=pace
+        )
 
     @group.command(name="stop", description="End the Rage table in this channel")
     @app_commands.guild_only()

@@ -15,7 +15,15 @@ from discord.ext import commands, tasks
 from discord.http import Route
 
 from bot import metrics
-from bot.client.guild_settings import GuildImages, GuildLanguages, GuildThreads, GuildTurnPings
+from bot.client.guild_settings import (
+    GuildImages,
+    GuildLanguages,
+    GuildPace,
+    GuildPacePings,
+    GuildThreads,
+    GuildTurnPings,
+    UserNotify,
+)
 from bot.client.outbound.guard import InvalidRequests
 from bot.client.outbound.lane import Lane, SendGate
 from bot.client.publishing import DiscordPublisher
@@ -88,6 +96,9 @@ class CardtableBot(commands.AutoShardedBot):
     images: GuildImages
     turn_pings: GuildTurnPings
     threads: GuildThreads
+    pace: GuildPace
+    pace_pings: GuildPacePings
+    notify: UserNotify
     publisher: DiscordPublisher
     reviews: Reviews
 
@@ -302,6 +313,9 @@ class CardtableBot(commands.AutoShardedBot):
         self.images = GuildImages(self.storage)
         self.turn_pings = GuildTurnPings(self.storage)
         self.threads = GuildThreads(self.storage)
+        self.pace = GuildPace(self.storage)
+        self.pace_pings = GuildPacePings(self.storage)
+        self.notify = UserNotify(self.storage)
         self.tables = Tables(
             self.storage,
             clock=now,
@@ -371,7 +385,7 @@ class CardtableBot(commands.AutoShardedBot):
         languages = getattr(self, "languages", None)
         if languages is not None:
             languages.close()
-        for setting in ("images", "turn_pings", "threads"):
+        for setting in ("images", "turn_pings", "threads", "pace", "pace_pings", "notify"):
             cached = getattr(self, setting, None)
             if cached is not None:
                 cached.close()

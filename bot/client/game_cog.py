@@ -23,11 +23,12 @@ from bot.queries.history import last_game_of, listed_game, load_game
 from bot.queries.players import PlayerStats, leaderboard, player_stats
 from bot.render.components import Click
 from bot.render.images.cache import Picture
+from bot.render.notices import notice_over
 from bot.render.review import mistake_picture, picture_name, review_message
 from bot.render.stats import STATS_ACTION, computer_label, leaderboard_message, stats_message
 from bot.storage import TableRecord
 from bot.table.errors import Localized, TableMovedOn, UserError
-from bot.table.meta import TableMeta
+from bot.table.meta import PACES, TableMeta
 from bot.table.replay import StoredGame
 from bot.table.review import BrokenLog, Review
 from bot.table.session import Draft, TableSession
@@ -56,6 +57,13 @@ def can_manage(interaction: discord.Interaction, host_id: int) -> bool:
         return True
     permissions = interaction.permissions
     return bool(permissions.manage_messages or permissions.administrator)
+
+
+def pace_choices() -> list[app_commands.Choice[str]]:
+    """The paces a table may be started at, as slash-command choices."""
+    names = {"live": "live (the turn timer)", "1h": "1 hour per move", "12h": "12 hours per move"}
+    names |= {"24h": "24 hours per move", "72h": "72 hours per move"}
+    return [app_commands.Choice(name=names[pace], value=pace) for pace in PACES]
 
 
 def locale_code(interaction: discord.Interaction) -> str:
@@ -123,6 +131,9 @@ class GameTableCog(commands.Cog):
 
         async def answer() -> bool:
             message = interaction.message
+            if from_dm(interaction):
+                await self.answer_in_dm(interaction, reply, session)
+                return False  # the publisher edits the table in its channel
             if message is not None and message.id in (session.record.message_id, None):
                 return await self.bot.publisher.tables.answer_click(reply, session)
             # A click on an older message of this table (it was posted again): answer by
@@ -132,14 +143,34 @@ class GameTableCog(commands.Cog):
 
         return answer
 
+    async def answer_in_dm(
+        self, interaction: discord.Interaction, reply: Reply, session: TableSession
+    ) -> None:
+        """A move played from a "your turn" DM: the DM now says it is done, no buttons."""
+        fields = notice_over(
+            session.spec.renderer,
+            timed_out=False,
+            server=self.bot.publisher.notices.server_name(session),
+            link=session.jump_url,
+            locale=interaction.locale,
+        )
+        await reply.edit(**fields)
+        if interaction.message is not None:
+            player = str(interaction.user.id)
+            self.bot.publisher.notices.answered(session, player, interaction.message.id)
+
     # -- clicks ---------------------------------------------------------------------------
 
     async def on_click(self, interaction: discord.Interaction, click: Click) -> None:
         """Every button click or select choice: route it, answer errors in one place."""
         try:
             await self._route(interaction, click)
-        except TableMovedOn as error:
-            # Out of date: say why when it is because the table was stopped.
+        except TableMovedOn as moved:
+            # Out of date: say why when it is because the table was stopped; a "your
+            # turn" DM's button of a turn that passed says that turn is over.
+            live = self.tables.get(click.table_id)
+            notice = from_dm(interaction) and (live is None or live.turn_based)
+            error: UserError = UserError("notice.turn_over") if notice else moved
             stopped = await self.stopped_answer(interaction, click)
             await answer_error(interaction, stopped or error)
         except Exception as error:
@@ -181,11 +212,24 @@ class GameTableCog(commands.Cog):
     async def session_for(self, interaction: discord.Interaction, click: Click) -> TableSession:
         """The open table a click names (loaded from its row if it is not in memory),
         checked against where the click came from."""
-        session = await self.tables.load(click.table_id, interaction.channel_id)
-        if (
-            session is None
-            or session.spec.name != click.game
-            or session.channel_id != interaction.channel_id
+        dm = from_dm(interaction)
+        # A "your turn" DM's button names a table of some server's channel: it is found by
+        # id and loaded under that channel's lock, the lock a channel click takes.
+        session = await self.tables.load(click.table_id, None if dm else interaction.channel_id)
+        if session is None or session.spec.name != click.game:
+            raise TableMovedOn()
+        if dm:
+            # A "your turn" DM's button: only a seated player's, at a turn-based table,
+            # for a move of the game (never a lobby's or a seat's button).
+            if (
+                not session.turn_based
+                or interaction.user.id not in session.record.seats
+                or click.action in LOBBY_ACTIONS
+                or click.action in ("back", "rematch")
+            ):
+                raise TableMovedOn()
+        elif (
+            session.channel_id != interaction.channel_id
             or session.record.guild_id != interaction.guild_id
         ):
             # Custom ids are visible to every client: one naming another channel's,
@@ -268,10 +312,11 @@ class GameTableCog(commands.Cog):
         bots: int = 0,
         level: str = "normal",
         thread: bool | None = None,
+        pace: str | None = None,
     ) -> None:
         """`/<game> start`: open a lobby here with the caller as host and first seat; in a
         thread of its own with ``thread`` True, or where the server's default says so
-        (None: follow it)."""
+        (None: follow it); at ``pace`` (a name of PACES; None: the server's default)."""
         if interaction.guild_id is None:
             # Discord applies guild_only to top-level commands only: a DM reaches here.
             raise UserError("error.guild_only")
@@ -287,6 +332,12 @@ class GameTableCog(commands.Cog):
             options=self.spec.parse_options(options),
             meta={"locale": None if guild_locale is None else str(guild_locale.value)},
         )
+        chosen = self.bot.pace.pace_for(interaction.guild_id) if pace is None else pace
+        if chosen not in PACES:
+            # Discord sends only the offered choices; an old client's command may not.
+            raise UserError("settings.bad_choice", value=chosen, choices=", ".join(PACES))
+        if PACES[chosen]:
+            record.meta["pace"] = PACES[chosen]
         locale = self.bot.languages.language_for(interaction.guild_id) or guild_locale
 
         def seat(draft: Draft) -> None:
@@ -462,6 +513,8 @@ class GameTableCog(commands.Cog):
             options=dict(old.options),
             meta={"locale": old_meta.locale, "rematch_of": table_id, "invited": invited},
         )
+        if old_meta.pace:
+            record.meta["pace"] = old_meta.pace  # a rematch keeps the game's pace
         if old_meta.thread is not None:
             # The same thread of ours: archived again when the rematch ends (posting in
             # it takes it out of the archive).
@@ -734,6 +787,11 @@ def require_permissions(interaction: discord.Interaction) -> None:
 async def _published() -> bool:
     """For a change whose message is being posted by its caller."""
     return True
+
+
+def from_dm(interaction: discord.Interaction) -> bool:
+    """Whether an interaction came from a DM with the bot (a "your turn" notice)."""
+    return interaction.guild_id is None
 
 
 def seat_of(interaction: discord.Interaction, session: TableSession) -> str:

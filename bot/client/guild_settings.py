@@ -13,6 +13,7 @@ from typing import Generic, TypeVar
 
 from bot.storage import DatabaseUnavailable, Storage
 from bot.table.errors import UserError
+from bot.table.meta import PACES
 
 log = logging.getLogger(__name__)
 
@@ -185,3 +186,89 @@ class GuildThreads(GuildSetting[bool]):
     def threads_for(self, guild_id: int | None) -> bool:
         """Whether the server's tables open in a thread by default; never queries."""
         return self.value_for(guild_id)
+
+
+# What a turn-based table does beside the "your turn" DM: nothing ("dm", the default) or
+# also the channel's turn pings, as the server's /cardtable pings setting says ("both").
+PACE_PING_MODES = ("dm", "both")
+
+
+class GuildTextSetting(GuildSetting[str]):
+    """A server setting stored as one of a few names in a text column."""
+
+    column = ""
+    choices: tuple[str, ...] = ()
+
+    async def read(self, guild_id: int) -> str | None:
+        """The stored choice, or None where the server never chose (or it is unknown)."""
+        stored = await self.storage.get_guild_text(guild_id, self.column)
+        return stored if stored in self.choices else None
+
+    async def write(self, guild_id: int, value: str) -> None:
+        """Store a server's choice (ValueError for anything but a choice)."""
+        if value not in self.choices:
+            raise ValueError(f"unknown {self.what} {value!r}")
+        await self.storage.set_guild_text(guild_id, self.column, value)
+
+
+class GuildPace(GuildTextSetting):
+    """Each server's default pace of new tables (a name of PACES; "live" by default)."""
+
+    what = "pace setting"
+    column = "pace"
+    choices = tuple(PACES)
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(storage, default="live")
+
+    def pace_for(self, guild_id: int | None) -> str:
+        """The pace new tables of the server get unless their start says; never queries."""
+        return self.value_for(guild_id)
+
+
+class GuildPacePings(GuildTextSetting):
+    """Each server's choice of channel pings at turn-based tables (PACE_PING_MODES)."""
+
+    what = "turn-based pings setting"
+    column = "pace_pings"
+    choices = PACE_PING_MODES
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(storage, default="dm")
+
+    def mode_for(self, guild_id: int | None) -> str:
+        """Whether turn-based tables ping in the channel too ("both") or not ("dm")."""
+        return self.value_for(guild_id)
+
+
+# How a person hears of their turns at turn-based tables: a DM for every turn, one daily
+# summary of every table waiting for them, or nothing (/cardtable notify).
+NOTIFY_MODES = ("every", "daily", "none")
+
+
+class UserNotify(GuildSetting[str]):
+    """Each person's choice of turn notices (NOTIFY_MODES; "every" by default).
+
+    Keyed by user id, not server: the same cache as the servers' settings.
+    """
+
+    what = "turn notices setting"
+
+    def __init__(self, storage: Storage) -> None:
+        super().__init__(storage, default="every")
+
+    async def read(self, guild_id: int) -> str | None:
+        """The stored choice of this user id, or None where they never chose."""
+        stored = await self.storage.get_user_notify(guild_id)
+        return stored if stored in NOTIFY_MODES else None
+
+    async def write(self, guild_id: int, value: str) -> None:
+        """Store this user id's choice (ValueError for anything but a mode)."""
+        if value not in NOTIFY_MODES:
+            raise ValueError(f"unknown turn notices mode {value!r}")
+        await self.storage.set_user_notify(guild_id, value)
+
+    async def mode_of(self, user_id: int) -> str:
+        """A person's choice, read from storage the first time it is needed."""
+        cached = self._values.get(user_id)
+        return cached if cached is not None else await self.load(user_id)

@@ -41,8 +41,6 @@ class Watched(Protocol):
     # `tables` and `storage` are read with getattr: they exist once setup_hook opened them.
 
 
-# Every table is played live for now; turn-based paces will name themselves here.
-LIVE = "live"
 # How often the open tables are counted in the database (a scrape comes every 15 s; the
 # count is one indexed, grouped query, so a gauge at most this old is cheap and enough).
 COUNT_EVERY = 30.0
@@ -56,8 +54,8 @@ class OpenTableCounts:
     def __init__(self, tables: Tables, every: float = COUNT_EVERY) -> None:
         self.tables = tables
         self.every = every
-        # (game, status) -> how many; empty until the first count
-        self.counts: Mapping[tuple[str, str], int] = {}
+        # (game, status, pace) -> how many; empty until the first count
+        self.counts: Mapping[tuple[str, str, str], int] = {}
         self._failing = False
 
     async def refresh(self) -> None:
@@ -80,8 +78,9 @@ class OpenTableCounts:
             await asyncio.sleep(self.every)
 
     def by_pace(self) -> dict[tuple[str, str, str], int]:
-        """The last count, as the gauge's (game, status, pace) series."""
-        return {(game, status, LIVE): count for (game, status), count in self.counts.items()}
+        """The last count, as the gauge's (game, status, pace) series: pace is "live" or
+        "turn_based" (the speed of a turn-based table is not a label: it stays bounded)."""
+        return dict(self.counts)
 
 
 def snapshot(bot: Watched, counts: OpenTableCounts | None = None) -> metrics.Snapshot:

@@ -46,7 +46,7 @@ async def recent_games(
     """
     marks = ", ".join("?" for _ in statuses)
     games = await storage.read(
-        "SELECT table_id, game, status, ended_at FROM games"
+        "SELECT table_id, game, status, started_at, ended_at, options FROM games"
         f" WHERE guild_id = ? AND status IN ({marks})"
         " ORDER BY ended_at DESC, table_id DESC LIMIT ? OFFSET ?",
         (guild_id, *statuses, max(limit, 0), max(offset, 0)),
@@ -69,9 +69,19 @@ async def recent_games(
             status=str(row["status"]),
             ended_at=float(row["ended_at"]),
             seats=tuple(seats[int(row["table_id"])]),
+            pace=_pace_of(row["options"]),
+            started_at=float(row["started_at"]),
         )
         for row in games
     ]
+
+
+def _pace_of(options: object) -> int:
+    """A stored game's pace (seconds per move; 0: live) from its options' JSON."""
+    try:
+        return int(json.loads(str(options)).get("pace", 0))
+    except (ValueError, TypeError, AttributeError):
+        return 0  # an unreadable or non-object options column: listed as live
 
 
 async def load_game(storage: Storage, guild_id: int | None, table_id: int) -> StoredGame | None:

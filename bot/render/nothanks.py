@@ -384,6 +384,19 @@ class NoThanksRenderer:
         """Whether the letter begins the game's living DM (sent anew, not edited)."""
         return letter.key == "nothanks.dm.started"
 
+    def turn_panel(self, facts: TableFacts, view: PlayerView, locale: object) -> MessageFields:
+        """A person's move away from the table (their "your turn" DM): their chips and
+        cards, the card and the chips on it, and Take / No thanks! for this move."""
+        components = static_view()
+        for action, label, style, emoji in _game_buttons(locale)[:2]:
+            components.add_button(
+                custom_id(facts.game, facts.id, view.move_number, action),
+                label=label,
+                style=style,
+                emoji=emoji,
+            )
+        return fit({"content": private_text(view, locale), "view": components})
+
     def final(
         self, facts: TableFacts, public: PlayerView, locale: object, *, pictures: bool = False
     ) -> MessageFields:

@@ -591,6 +591,11 @@ class RageRenderer:
         """The game's name in a language."""
         return t("game.rage.name", locale)
 
+    def turn_panel(self, facts: TableFacts, view: RageView, locale: object) -> MessageFields:
+        """A person's move away from the table (their "your turn" DM): the panel the
+        channel's "Show my hand" opens, with the bid or the playable cards."""
+        return hand_message(facts, view, locale)
+
     def dm_closed_hint(self, locale: object) -> str:
         """Where to see private information when DMs are closed."""
         return t("rage.dm_closed", locale)

@@ -18,7 +18,7 @@ from bot.i18n import t
 from bot.render.components import static_view
 from bot.render.images.cache import Picture
 from bot.render.limits import fit
-from bot.render.table import public_picture
+from bot.render.table import played_for, public_picture
 from bot.table.replay import GameSummary, Position, StoredGame, StoredSeat, is_anonymous
 from bot.table.spec import (
     GameRenderer,
@@ -272,6 +272,16 @@ def _plain_names(seats: Sequence[StoredSeat], locale: object) -> str:
     return ", ".join(" ".join(seat_name(seat, locale).split()) for seat in seats)
 
 
+def _pace_note(game: GameSummary, locale: object) -> str:
+    """' · 📮 24 h per move · played over 3 days' after a turn-based game's line."""
+    if not game.pace:
+        return ""
+    note = " · " + t("table.pace", locale, hours=max(game.pace // 3600, 1))
+    if game.started_at is not None:
+        note += " · " + played_for(game.ended_at - game.started_at, locale)
+    return note
+
+
 def history_message(
     games: Sequence[GameSummary],
     page: int,
@@ -296,6 +306,7 @@ def history_message(
                 game=title,
                 players=_names(game.seats, locale),
             )
+            + _pace_note(game, locale)
             + (f"\n{MEDAL} {winners}" if winners else "")
         )
         label = f"{number}. {title}"

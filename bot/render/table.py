@@ -117,7 +117,7 @@ def lobby_embed(public: PublicTable, renderer: GameRenderer, locale: object) -> 
     )
     lines = [
         *renderer.option_lines(facts.options, locale),
-        t("table.turn_time", locale, count=public.turn_seconds),
+        pace_line(public, locale),
     ]
     embed.add_field(name=t("lobby.options", locale), value="\n".join(lines), inline=False)
     missing = facts.min_players - len(facts.seats)
@@ -126,6 +126,30 @@ def lobby_embed(public: PublicTable, renderer: GameRenderer, locale: object) -> 
     )
     embed.set_footer(text=f"{footer} · #{facts.id}")
     return embed
+
+
+def pace_line(public: PublicTable, locale: object) -> str:
+    """The table's pace: its live turn timer, or hours per move when turn-based."""
+    if public.pace:
+        return t("table.pace", locale, hours=max(public.pace // 3600, 1))
+    return t("table.turn_time", locale, count=public.turn_seconds)
+
+
+def played_for(seconds: float, locale: object) -> str:
+    """How long a game took, in days past two days, else in hours (at least one)."""
+    hours = int(seconds // 3600)
+    if hours >= 48:
+        return t("table.played_days", locale, count=hours // 24)
+    return t("table.played_hours", locale, count=max(hours, 1))
+
+
+def _add_line(fields: MessageFields, line: str) -> None:
+    """Append a line to the message's embed (to its content when it has none)."""
+    embed = fields.get("embed")
+    if embed is not None:
+        embed.description = f"{embed.description or ''}\n{line}".strip()
+    else:
+        fields["content"] = f"{fields.get('content') or ''}\n{line}".strip()
 
 
 def lobby_view(public: PublicTable, locale: object) -> discord.ui.View:
@@ -286,6 +310,11 @@ def _public_message(
         fields = renderer.final(facts, public.view, locale, pictures=pictures)
         fields["view"] = rematch_view(facts, locale)
         fields.setdefault("content", None)
+        if public.pace:
+            line = pace_line(public, locale)
+            if public.played_for is not None:
+                line += " · " + played_for(public.played_for, locale)
+            _add_line(fields, line)
         return fields
     fields = renderer.table(facts, public.view, locale, pictures=pictures)
     fields.setdefault("content", None)
@@ -295,6 +324,11 @@ def _public_message(
     deciding = people_to_act(public)
     _prompt(fields, facts, deciding, locale)
     embed = fields.get("embed")
+    if public.pace and embed is not None:
+        _add_line(fields, pace_line(public, locale))
+        for player, until in public.held:
+            away = t("away.line", locale, player=facts.mention(player), until=int(until))
+            _add_line(fields, away)
     if public.deadline is not None and embed is not None:
         key = "table.deadline" if len(deciding) > 1 else "table.deadline_one"
         deadline = t(key, locale, deadline=int(public.deadline))

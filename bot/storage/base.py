@@ -304,17 +304,22 @@ class Storage(ABC):
         self,
         shard_count: int | None = None,
         shard_ids: Collection[int] | None = None,
-    ) -> dict[tuple[str, str], int]:
-        """How many open tables there are (of these shards if given), by (game, status):
-        one grouped count, for the metrics' gauge of every open table, loaded or not."""
+    ) -> dict[tuple[str, str, str], int]:
+        """How many open tables there are (of these shards if given), by (game, status,
+        pace): one grouped count, for the metrics' gauge of every open table, loaded or
+        not. Pace is "live" or "turn_based" (a turn-based table's meta names its pace)."""
         shard_query, shard_params = _of_shards(shard_count, shard_ids)
+        # The meta is compact JSON; a "pace" inside a name is escaped (\"pace\":), so
+        # only the field itself matches.
+        pace = """CASE WHEN meta LIKE '%"pace":%' THEN 'turn_based' ELSE 'live' END"""
         rows = await self.read(
-            "SELECT game, status, COUNT(*) FROM tables WHERE status IN ('lobby', 'running')"
+            f"SELECT game, status, {pace}, COUNT(*) FROM tables"
+            " WHERE status IN ('lobby', 'running')"
             + shard_query
-            + " GROUP BY game, status",
+            + f" GROUP BY game, status, {pace}",
             shard_params,
         )
-        return {(str(row[0]), str(row[1])): int(row[2]) for row in rows}
+        return {(str(row[0]), str(row[1]), str(row[2])): int(row[3]) for row in rows}
 
     async def open_table_in(self, channel_id: int) -> TableRecord | BrokenRow | None:
         """The open table of a channel (there is at most one), or None."""
@@ -348,6 +353,23 @@ class Storage(ABC):
             except (ValueError, TypeError):
                 continue  # an unreadable row is quarantined when its table is loaded
         return seats
+
+    async def open_tables_seating(self, user_id: int) -> list[TableRecord]:
+        """The open tables (lobby or running) a person sits at, of any process, loaded or
+        not, oldest first; unreadable rows are left out (quarantined when loaded)."""
+        # The seats are a JSON list of ids: LIKE on the id's digits narrows the open rows
+        # (read through the status index) to those that may seat the person, in SQLite
+        # and PostgreSQL alike; the decoded seats decide.
+        found = await self._records(
+            "SELECT * FROM tables WHERE status IN ('lobby', 'running') AND seats LIKE ?"
+            " ORDER BY id",
+            (f"%{int(user_id)}%",),
+        )
+        return [
+            record
+            for record in found
+            if isinstance(record, TableRecord) and user_id in record.seats
+        ]
 
     async def set_due(self, table_id: int, revision: int, due_at: float | None) -> bool:
         """Store when a table's next event falls due, if the row is still at ``revision``
@@ -413,6 +435,44 @@ class Storage(ABC):
     async def set_guild_threads(self, guild_id: int, threads: bool) -> None:
         """Store whether a server's tables open in a thread of their own by default."""
         await self._transaction(work.set_guild_threads, guild_id, threads)
+
+    async def get_guild_text(self, guild_id: int, column: str) -> str | None:
+        """One of a server's text settings (pace, pace_pings); None if it never chose."""
+        if column not in ("pace", "pace_pings"):
+            raise ValueError(f"not a text setting: {column!r}")
+        rows = await self.read(
+            f"SELECT {column} FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        )
+        return None if not rows else rows[0][column]
+
+    async def set_guild_text(self, guild_id: int, column: str, value: str | None) -> None:
+        """Store one of a server's text settings (pace, pace_pings); None clears it."""
+        await self._transaction(work.set_guild_text, guild_id, column, value)
+
+    async def get_user_notify(self, user_id: int) -> str | None:
+        """A person's choice of turn notices ("every", "daily", "none"); None if never."""
+        rows = await self.read("SELECT notify FROM user_settings WHERE user_id = ?", (user_id,))
+        return None if not rows else rows[0]["notify"]
+
+    async def set_user_notify(self, user_id: int, mode: str | None) -> None:
+        """Store a person's choice of turn notices; None clears it."""
+        await self._transaction(work.set_user_notify, user_id, mode)
+
+    async def get_user_away(self, user_id: int) -> tuple[float | None, int, int]:
+        """A person's absence: (away until, or None; the year counted; days taken in it)."""
+        rows = await self.read(
+            "SELECT away_until, away_year, away_used FROM user_settings WHERE user_id = ?",
+            (user_id,),
+        )
+        if not rows:
+            return None, 0, 0
+        row = rows[0]
+        until = None if row["away_until"] is None else float(row["away_until"])
+        return until, int(row["away_year"] or 0), int(row["away_used"] or 0)
+
+    async def set_user_away(self, user_id: int, until: float | None, year: int, used: int) -> None:
+        """Store a person's absence and the days of ``year`` they have taken."""
+        await self._transaction(work.set_user_away, user_id, until, year, used)
 
     async def forget_user(self, user_id: int, anonymous: str, name: str = "former player") -> int:
         """Forget a person in every server's records, in one transaction; rows changed.

@@ -18,7 +18,15 @@ from typing import Any
 import orjson
 
 # Every SQL table the bot keeps, parents before children (the order a copy inserts them).
-TABLES = ("tables", "moves", "guild_settings", "games", "game_players", "ratings")
+TABLES = (
+    "tables",
+    "moves",
+    "guild_settings",
+    "games",
+    "game_players",
+    "ratings",
+    "user_settings",
+)
 
 
 def dump(value: Any) -> str:
@@ -198,6 +206,22 @@ MIGRATIONS: Sequence[Migration] = (
     ALTER TABLE tables ADD COLUMN due_at REAL;
     UPDATE tables SET due_at = 0 WHERE status IN ('lobby', 'running');
     CREATE INDEX tables_by_due ON tables (due_at) WHERE due_at IS NOT NULL;
+    """,
+    # Play by post: the pace new tables get by default (NULL: live; else a name of
+    # bot.table.meta.PACES, /cardtable pace) and whether turn-based tables also ping in
+    # the channel beside the "your turn" DM (NULL or "dm": DM only; "both"); and each
+    # person's choice of turn notices (/cardtable notify; NULL: every turn) and their
+    # absence (/cardtable away: until when, and the days of that year already taken).
+    """
+    ALTER TABLE guild_settings ADD COLUMN pace TEXT;
+    ALTER TABLE guild_settings ADD COLUMN pace_pings TEXT;
+    CREATE TABLE user_settings (
+        user_id INTEGER PRIMARY KEY,
+        notify TEXT,
+        away_until REAL,
+        away_year INTEGER,
+        away_used INTEGER
+    );
     """,
 )
 

@@ -345,6 +345,43 @@ async def set_guild_threads(tx: Transaction, guild_id: int, threads: bool) -> No
     )
 
 
+async def set_guild_text(tx: Transaction, guild_id: int, column: str, value: str | None) -> None:
+    """Store one of a server's text settings (pace, pace_pings); keeps its other settings."""
+    if column not in ("pace", "pace_pings"):
+        raise ValueError(f"not a text setting: {column!r}")
+    await tx.execute(
+        f"INSERT INTO guild_settings (guild_id, {column}) VALUES (?, ?)"
+        f" ON CONFLICT (guild_id) DO UPDATE SET {column} = excluded.{column}",
+        guild_id,
+        value,
+    )
+
+
+async def set_user_notify(tx: Transaction, user_id: int, mode: str | None) -> None:
+    """Store a person's choice of turn notices (None clears it)."""
+    await tx.execute(
+        "INSERT INTO user_settings (user_id, notify) VALUES (?, ?)"
+        " ON CONFLICT (user_id) DO UPDATE SET notify = excluded.notify",
+        user_id,
+        mode,
+    )
+
+
+async def set_user_away(
+    tx: Transaction, user_id: int, until: float | None, year: int, used: int
+) -> None:
+    """Store a person's absence (None: back) and the days of ``year`` they have taken."""
+    await tx.execute(
+        "INSERT INTO user_settings (user_id, away_until, away_year, away_used) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (user_id) DO UPDATE SET away_until = excluded.away_until,"
+        " away_year = excluded.away_year, away_used = excluded.away_used",
+        user_id,
+        until,
+        year,
+        used,
+    )
+
+
 async def forget_user(tx: Transaction, player: str, anonymous: str, name: str) -> int:
     """Replace a person by an anonymous id and name in the records; drop their ratings."""
     changed = 0
@@ -363,6 +400,7 @@ async def forget_user(tx: Transaction, player: str, anonymous: str, name: str) -
         "UPDATE game_players SET player = ?, name = ? WHERE player = ?", anonymous, name, player
     )
     changed += await tx.execute("DELETE FROM ratings WHERE player = ?", player)
+    changed += await tx.execute("DELETE FROM user_settings WHERE user_id = ?", int(player))
     rows = await tx.fetch(
         "SELECT id, meta FROM tables WHERE status NOT IN ('lobby', 'running')"
         f" AND {tx.dialect.names_player}",

@@ -5,6 +5,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# The paces a table may have: live (the turn_seconds option's clock), or turn-based with
+# this many seconds per move. Chosen after Board Game Arena's turn-based speeds.
+PACES: dict[str, int] = {
+    "live": 0,
+    "1h": 3600,
+    "12h": 12 * 3600,
+    "24h": 24 * 3600,
+    "72h": 72 * 3600,
+}
+
+
+def pace_name(seconds: int) -> str:
+    """The name of a pace in PACES ("live" for 0; a custom pace is named in hours)."""
+    for name, value in PACES.items():
+        if value == seconds:
+            return name
+    return f"{max(seconds // 3600, 1)}h"
+
 
 @dataclass(slots=True)
 class Turn:
@@ -105,6 +123,16 @@ class TableMeta:
     # The channel the bot opened this table's thread from (the table's channel is that
     # thread): the thread is archived when the table closes. None: not a thread of ours.
     thread: int | None = None
+    # Seconds a person has per move at a turn-based table (play by post); 0: a live
+    # table, whose clock is the turn_seconds option. Computers keep their usual pace.
+    pace: int = 0
+    # Each person's "your turn" DM at a turn-based table: player -> [channel id, message
+    # id, move it was sent for], edited to say "done" once the turn has passed.
+    turn_notices: dict[str, list[int]] = field(default_factory=dict)
+    ended_at: float | None = None  # when the game ended (finished or stopped)
+    # People away (/cardtable away) at a turn-based table: player -> until when. Their
+    # turns' deadlines are held: a turn that waits for them runs out a pace after that.
+    held: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON form; empty and default fields are left out to keep rows small."""
@@ -151,6 +179,14 @@ class TableMeta:
             data["acted"] = dict(self.acted)
         if self.thread is not None:
             data["thread"] = self.thread
+        if self.pace:
+            data["pace"] = self.pace
+        if self.turn_notices:
+            data["turn_notices"] = {k: list(v) for k, v in self.turn_notices.items()}
+        if self.ended_at is not None:
+            data["ended_at"] = self.ended_at
+        if self.held:
+            data["held"] = dict(self.held)
         return data
 
     @classmethod
@@ -182,6 +218,12 @@ class TableMeta:
             ping_message=[int(i) for i in data.get("ping_message", [])],
             acted={str(k): float(v) for k, v in data.get("acted", {}).items()},
             thread=None if data.get("thread") is None else int(data["thread"]),
+            pace=int(data.get("pace", 0)),
+            turn_notices={
+                str(k): [int(i) for i in v] for k, v in data.get("turn_notices", {}).items()
+            },
+            ended_at=data.get("ended_at"),
+            held={str(k): float(v) for k, v in data.get("held", {}).items()},
         )
 
     def copy(self) -> TableMeta:
@@ -210,4 +252,8 @@ class TableMeta:
             ping_message=list(self.ping_message),
             acted=dict(self.acted),
             thread=self.thread,
+            pace=self.pace,
+            turn_notices={player: list(ids) for player, ids in self.turn_notices.items()},
+            ended_at=self.ended_at,
+            held=dict(self.held),
         )

@@ -54,6 +54,8 @@ class GameSummary:
     status: str
     ended_at: float
     seats: tuple[StoredSeat, ...]
+    pace: int = 0  # seconds per move of a turn-based game; 0: live
+    started_at: float | None = None
 
     @property
     def winners(self) -> tuple[StoredSeat, ...]:

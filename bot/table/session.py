@@ -253,6 +253,28 @@ class Draft:
         self.acted(player)
         self.restamp = True
 
+    def hold(self, player: str, until: float | None) -> None:
+        """A person is away until ``until`` (None: back now) at this turn-based table:
+        a turn that waits for them runs out a pace after their return; the table says
+        so once."""
+        if not self.meta.pace or player not in (str(seat) for seat in self.record.seats):
+            raise TableMovedOn()
+        turn = self.meta.turn
+        awaited = (
+            turn is not None
+            and self.record.status == "running"
+            and player in (str(p) for p in self.engine.acting_players())
+        )
+        if until is None:
+            self.meta.held.pop(player, None)
+            if awaited and turn is not None:
+                turn.deadline = min(turn.deadline, self.now + self.meta.pace)
+            return
+        self.meta.held[player] = until
+        self.meta.notice = Notice("away.notice", player)
+        if awaited and turn is not None:
+            turn.deadline = max(turn.deadline, until + self.meta.pace)
+
     def set_message(self, message_id: int) -> None:
         """The table's public message is now this one (posted anew, or the lobby's)."""
         self.record.message_id = message_id
@@ -286,11 +308,15 @@ class Draft:
             self.record.move_number = engine.move_number
             if engine.is_over and self.record.status == "running":
                 self.record.status = "finished"
+        for player, until in list(self.meta.held.items()):
+            if until <= self.now:
+                del self.meta.held[player]  # back: nothing is held for them any more
         if self.record.status != "running":
             self.meta.turn = None
         elif self.restamp:
             self.meta.turn = self._new_turn()
         if self._was_running and self.record.status in ("finished", "abandoned"):
+            self.meta.ended_at = self.now
             self.game_result = self._game_result()
         self.record.meta = self.meta.to_dict()
 
@@ -328,8 +354,11 @@ class Draft:
         humans = [p for p in acting if not _plays_itself(self.meta, p)]
         if engine.is_over or not humans:
             return None
-        seconds = int(self.record.options.get("turn_seconds", DEFAULT_TURN_SECONDS))
-        turn = Turn(engine.move_number, self.now + seconds)
+        seconds = _turn_seconds(self.record, self.meta)
+        # A turn waiting for someone away (/cardtable away) starts its clock when they
+        # are back.
+        start = max([self.now, *(self.meta.held.get(str(p), 0.0) for p in humans)])
+        turn = Turn(engine.move_number, start + seconds)
         old = self.meta.turn
         if old is not None and self._continues(old, acting):
             turn.since, turn.called = old.since, old.called
@@ -378,12 +407,14 @@ class Drafted:
         return _plays_itself(self.meta, player)
 
     def turn_seconds(self) -> int:
-        """The table's time per turn."""
-        return _turn_seconds(self.record)
+        """The table's time per turn: its pace when turn-based, else the live clock."""
+        return _turn_seconds(self.record, self.meta)
 
 
-def _turn_seconds(record: TableRecord) -> int:
-    return int(record.options.get("turn_seconds", DEFAULT_TURN_SECONDS))
+def _turn_seconds(record: TableRecord, meta: TableMeta) -> int:
+    # A turn-based table's pace (hours or days) is its people's clock, so the due time
+    # stored for the scheduler is that deadline even while the table is out of memory.
+    return meta.pace or int(record.options.get("turn_seconds", DEFAULT_TURN_SECONDS))
 
 
 def game_result(
@@ -423,7 +454,8 @@ def game_result(
         game=spec.name,
         status=record.status,
         seed=str(engine.seed),
-        options=dict(record.options),
+        # A turn-based game's pace is kept with its options (the history shows it).
+        options=dict(record.options) | ({"pace": meta.pace} if meta.pace else {}),
         started_at=started_at,
         ended_at=ended_at,
         moves=engine.move_number,
@@ -550,6 +582,13 @@ class TableSession:
             deadline=None if meta.turn is None else meta.turn.deadline,
             away=tuple(meta.away),
             turn_seconds=self.turn_seconds(),
+            pace=meta.pace,
+            held=tuple(
+                (player, until) for player, until in meta.held.items() if until > self.clock()
+            ),
+            played_for=None
+            if meta.ended_at is None or meta.started_at is None
+            else meta.ended_at - meta.started_at,
             closed_reason=meta.closed_reason,
             closed_by=meta.closed_by,
             invited=tuple(meta.invited),
@@ -585,8 +624,13 @@ class TableSession:
         return self.meta.computers.get(player, "normal")
 
     def turn_seconds(self) -> int:
-        """The table's time per turn."""
-        return _turn_seconds(self.record)
+        """The table's time per turn: its pace when turn-based, else the live clock."""
+        return _turn_seconds(self.record, self.meta)
+
+    @property
+    def turn_based(self) -> bool:
+        """Whether people have a long clock here (play by post), not a live one."""
+        return self.meta.pace > 0
 
     def user_locale(self, player: str) -> str | None:
         """The language a person last used with this table, for DMs."""

@@ -127,6 +127,9 @@ class PublicTable:
     deadline: float | None = None  # of the turn in progress
     away: tuple[str, ...] = ()  # seats a computer plays until "I'm back"
     turn_seconds: int = 60
+    pace: int = 0  # seconds per move at a turn-based table; 0: live
+    played_for: float | None = None  # seconds from the deal to the end of a finished game
+    held: tuple[tuple[str, float], ...] = ()  # (player, away until) at a turn-based table
     closed_reason: str | None = None
     closed_by: int | None = None
     invited: tuple[int, ...] = ()

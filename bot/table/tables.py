@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from bot import metrics
 from bot.storage import BrokenRow, ChannelBusy, DatabaseUnavailable, Storage, TableRecord
-from bot.table.errors import DatabaseDown, UserError
+from bot.table.errors import DatabaseDown, TableMovedOn, UserError
 from bot.table.meta import TableMeta
 from bot.table.session import Draft, TableSession, game_result
 from bot.table.shards import ShardSet, shard_of
@@ -316,9 +316,9 @@ class Tables:
             return True
         return any(user_id in seats for seats in await self.storage.open_seats())
 
-    async def count_open(self) -> dict[tuple[str, str], int]:
+    async def count_open(self) -> dict[tuple[str, str, str], int]:
         """How many open tables this process's shards have, loaded or not, by (game,
-        status): one grouped count from the database (the metrics' gauge)."""
+        status, pace): one grouped count from the database (the metrics' gauge)."""
         shards = self.shards
         if shards.owns_everything and not self.lost:
             return await self.storage.open_table_counts()
@@ -854,6 +854,63 @@ class Tables:
                 await session.change_locked(_auto(player, action, timed_out=True))
 
     # -- DMs ----------------------------------------------------------------------------
+
+    async def hold(self, user_id: int, until: float | None) -> int:
+        """A person is away until ``until`` (None: back): every open turn-based table of
+        theirs on this process's shards holds their turns (see Draft.hold); how many
+        tables that is. Found from the database: a table out of memory is loaded only if
+        it changes (its stored due time then moves with the held deadline)."""
+        player = str(user_id)
+        count = 0
+        for record in await self.storage.open_tables_seating(user_id):
+            meta = self._meta_of(record)
+            if meta is None or not meta.pace or not self.owns(record.guild_id):
+                continue
+            if until is None and player not in meta.held:
+                continue
+            assert record.id is not None
+            session = await self.load(record.id, record.channel_id)
+            if session is None:
+                continue  # closed, or moved on, since the read
+            try:
+                await session.change(lambda draft: draft.hold(player, until))
+            except TableMovedOn:
+                continue  # no longer turn-based, or no longer theirs
+            count += 1
+        return count
+
+    async def seated(self, user_id: int) -> list[TableSession]:
+        """Every open table a person sits at, read for showing (their turns, a summary):
+        the session in memory if loaded, else one built from its row that is not kept
+        and never changed (nothing is loaded)."""
+        sessions: list[TableSession] = []
+        for record in await self.storage.open_tables_seating(user_id):
+            assert record.id is not None
+            session = self._by_id.get(record.id)
+            if session is None:
+                if record.game not in self.specs:
+                    continue
+                try:
+                    session = TableSession(
+                        self.specs[record.game],
+                        record,
+                        self.storage,
+                        asyncio.Lock(),  # a reading copy: never changed, so never locked
+                        self.clock,
+                    )
+                except Exception:
+                    log.warning("cannot read table %s for a list", record.id, exc_info=True)
+                    continue
+            sessions.append(session)
+        return sessions
+
+    @staticmethod
+    def _meta_of(record: TableRecord) -> TableMeta | None:
+        try:
+            return TableMeta.from_dict(record.meta)
+        except Exception:
+            log.warning("cannot read table %s's metadata", record.id, exc_info=True)
+            return None
 
     async def note_dm_closed(self, session: TableSession, player: str) -> None:
         """A player's DMs are closed: never try again at this table, hint them once."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,22 @@ class Table:
             self.last_session = live
         assert self.last_session is not None
         return self.last_session
+
+    async def reload(self) -> TableSession:
+        """The table as stored now, without loading it into the bot (a load from the test
+        would arm its idle timer on the wall clock): the live session, else a reading copy
+        built from its row (the last session seen is out of date once the table was
+        loaded, changed and left memory again)."""
+        live = self.env.bot.tables.get(self.table_id)
+        if live is None:
+            record = await self.env.bot.storage.get_table(self.table_id)
+            assert record is not None
+            tables = self.env.bot.tables
+            live = TableSession(
+                tables.specs[record.game], record, tables.storage, asyncio.Lock(), tables.clock
+            )
+        self.last_session = live
+        return live
 
     @property
     def cog(self) -> NoThanks:

@@ -17,7 +17,14 @@ from simcord import Env
 from simcord.builders import ChannelHandle, GuildHandle
 
 from bot.client.bot import CardtableBot
-from bot.client.guild_settings import GuildImages, GuildLanguages, GuildThreads, GuildTurnPings
+from bot.client.guild_settings import (
+    GuildImages,
+    GuildLanguages,
+    GuildPace,
+    GuildPacePings,
+    GuildThreads,
+    GuildTurnPings,
+)
 from bot.i18n import catalogues, t
 from bot.i18n.commands import CatalogueTranslator
 from bot.storage import open_storage
@@ -149,6 +156,8 @@ async def test_language_survives_a_restart(
     restarted.images = GuildImages(restarted.storage)
     restarted.turn_pings = GuildTurnPings(restarted.storage)
     restarted.threads = GuildThreads(restarted.storage)
+    restarted.pace = GuildPace(restarted.storage)
+    restarted.pace_pings = GuildPacePings(restarted.storage)
     await restarted.load_extension(EXTENSION)
     cog = restarted.get_cog("Cardtable")
     assert cog is not None
@@ -202,6 +211,8 @@ async def test_failed_background_read_is_logged_and_retried(
     bot.images = GuildImages(bot.storage)
     bot.turn_pings = GuildTurnPings(bot.storage)
     bot.threads = GuildThreads(bot.storage)
+    bot.pace = GuildPace(bot.storage)
+    bot.pace_pings = GuildPacePings(bot.storage)
     await bot.storage.set_guild_language(5, "it")
     await bot.load_extension(EXTENSION)
     cog = bot.get_cog("Cardtable")

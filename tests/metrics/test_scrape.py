@@ -18,6 +18,7 @@ from simcord import Env
 
 from bot import metrics
 from bot.client.bot import CardtableBot
+from bot.client.watching import COUNT_EVERY
 from bot.runtime.settings import Settings
 from tests.e2e.helpers import Table, choose, message_by_id, open_table
 from tests.virtual_time import VirtualTimeEnv
@@ -229,3 +230,28 @@ async def test_a_taken_port_leaves_the_bot_running_without_metrics(
         assert bot.is_ready() and bot.gateway_connected()
     finally:
         await env.shutdown()
+
+
+async def test_open_tables_are_counted_by_their_pace(simcord_env: Env) -> None:
+    """A live table and a 24 h table are counted (from the database) under pace "live" and
+    "turn_based": bounded labels, never a number of seconds."""
+    bot = simcord_env.bot
+    assert isinstance(bot, CardtableBot)
+    await bot.tree.sync()
+    guild = simcord_env.create_guild()
+    members = [guild.add_member(simcord_env.create_user(n)) for n in ("ana", "ben")]
+    for name, pace in (("live-games", "live"), ("slow-games", "24h")):
+        channel = guild.create_text_channel(name)
+        result = await members[0].slash(channel, "nothanks start", pace=pace, bots=1)
+        assert result.response is not None and not result.ephemeral
+        await members[1].click(result.response, label="Join")
+        await members[0].click(result.response, label="Start")
+    await simcord_env.advance_time(COUNT_EVERY + 1)  # one background count at least
+    samples = (await scrape(bot))["cardtable_open_tables"]
+    running = {
+        dict(labels)["pace"]: count
+        for labels, count in samples.items()
+        if dict(labels)["status"] == "running" and dict(labels)["game"] == "nothanks"
+    }
+    assert running == {"live": 1, "turn_based": 1}
+    assert simcord_env.errors == []

@@ -385,8 +385,9 @@ async def test_open_tables_of_some_shards(storage: Storage, count: int, ids: lis
 async def test_open_table_counts_by_game_and_status(
     storage: Storage, count: int | None, ids: list[int] | None
 ) -> None:
-    """open_table_counts counts the open tables (of these shards) by game and status, the
-    same tables open_tables reads; closed ones are not counted."""
+    """open_table_counts counts the open tables (of these shards) by game, status and pace
+    (live, or turn-based when the meta names a pace), the same tables open_tables reads;
+    closed ones are not counted."""
     guilds = [None, 1, (1 << 22) * 3, (1 << 22) * 5 + 17, 987_654_321 << 22]
     channel = 100
     for guild in guilds:
@@ -395,10 +396,14 @@ async def test_open_table_counts_by_game_and_status(
             await storage.create_table(lobby(channel, guild_id=guild, game=game, status=status))
         channel += 1
         await storage.create_table(lobby(channel, guild_id=guild, status="finished"))
-    expected: dict[tuple[str, str], int] = {}
+    slow = lobby(channel + 1, guild_id=guilds[1], status="running")
+    slow.meta = {**slow.meta, "pace": 86400, "names": {"1": 'ana "pace":1'}}
+    await storage.create_table(slow)
+    expected: dict[tuple[str, str, str], int] = {}
     for record in await storage.open_tables(None, count, ids):
         assert isinstance(record, TableRecord)
-        key = (record.game, record.status)
+        pace = "turn_based" if record.meta.get("pace") else "live"
+        key = (record.game, record.status, pace)
         expected[key] = expected.get(key, 0) + 1
     assert expected
     assert await storage.open_table_counts(count, ids) == expected
@@ -411,6 +416,24 @@ async def test_closing_a_table_removes_it_from_open_tables(storage: Storage) -> 
     record.status = "finished"
     await storage.save_table(record)
     assert await storage.open_tables() == []
+
+
+async def test_open_tables_seating_a_person(storage: Storage) -> None:
+    """open_tables_seating reads the open tables (lobby or running) a person sits at,
+    oldest first: not a closed one, not one seating an id that only contains theirs."""
+    ana, ben = 1 << 60, 7 << 58
+    longer = ana * 10 + 3  # its digits contain ana's: the LIKE alone would match it
+    seated = [
+        await storage.create_table(lobby(300, seats=[ben, ana], status="running")),
+        await storage.create_table(lobby(301, seats=[ana])),
+    ]
+    await storage.create_table(lobby(302, seats=[ana], status="finished"))
+    await storage.create_table(lobby(303, seats=[longer, ben], status="running"))
+    found = await storage.open_tables_seating(ana)
+    assert [record.id for record in found] == [record.id for record in seated]
+    assert found[0].seats == [ben, ana] and found[0].status == "running"
+    assert [r.channel_id for r in await storage.open_tables_seating(ben)] == [300, 303]
+    assert await storage.open_tables_seating(42) == []
 
 
 # -- optimistic concurrency, records, settings -------------------------------------------

@@ -29,6 +29,10 @@ def full_meta() -> TableMeta:
         ping_message=[12, 7],
         acted={"1": 30.0},
         thread=40,
+        pace=86400,
+        turn_notices={"1": [10, 14, 7]},
+        ended_at=50.0,
+        held={"2": 60.0},
     )
 
 
@@ -45,11 +49,20 @@ def test_copy_shares_no_mutable_part() -> None:
     meta = full_meta()
     before = meta.to_dict()
     draft = meta.copy()
-    for name in ("names", "user_locales", "computers", "timeouts", "rating_changes", "acted"):
+    for name in (
+        "names",
+        "user_locales",
+        "computers",
+        "timeouts",
+        "rating_changes",
+        "acted",
+        "held",
+    ):
         getattr(draft, name)["x"] = getattr(draft, name).get("1", 0)
     for name in ("away", "dm_closed", "hint_pending", "invited", "ping_message"):
         getattr(draft, name).append(0)
     draft.dm_messages["1"].append(13)
+    draft.turn_notices["1"].append(13)
     assert draft.turn is not None
     draft.turn.pinged = False
     draft.turn.move = 8
@@ -73,3 +86,11 @@ def test_a_turn_stores_since_and_called_only_when_they_say_something() -> None:
     assert Turn.from_dict(carried.to_dict()) == carried
     old = Turn.from_dict({"move": 4, "deadline": 1.0, "pinged": True})
     assert (old.since, old.called) == (4, False)
+
+
+def test_an_old_row_without_a_pace_reads_as_live() -> None:
+    """Rows stored before play by post have no pace: they are live tables."""
+    old = TableMeta.from_dict({"opened_at": 1.0, "names": {"1": "ana"}})
+    assert old.pace == 0 and old.turn_notices == {}
+    assert "pace" not in old.to_dict()
+    assert TableMeta.from_dict(TableMeta(pace=3600).to_dict()).pace == 3600

@@ -4,6 +4,7 @@
 - `pictures`: the table's picture, painted once per state and uploaded when it changed;
 - `dms`: players' DMs and the living DM edited in place;
 - `pings`: turn pings (at a turn's start, at half time) and their deletion;
+- `notices`: the "your turn" DMs of turn-based tables, with the move's buttons;
 - `threads`: the thread a table opens in, and archiving it when the table closes.
 
 `DiscordPublisher` ties them together as the table core's `Publisher`
@@ -26,6 +27,7 @@ from collections.abc import Sequence
 from bot.client.outbound.lane import Lane
 from bot.client.publishing.dms import PlayerDms
 from bot.client.publishing.host import Host
+from bot.client.publishing.notices import TurnNotices
 from bot.client.publishing.pictures import Pictures, TablePicture
 from bot.client.publishing.pings import TurnPings
 from bot.client.publishing.tables import TableMessages
@@ -45,6 +47,7 @@ class DiscordPublisher:
         self.dms = PlayerDms(host, self.lane)
         self.pings = TurnPings(host, self.lane, locale_of=self.tables.table_locale)
         self.threads = TableThreads(host, self.lane)
+        self.notices = TurnNotices(host, self.lane, self.dms)
 
     def refresh(self, session: TableSession) -> None:
         """Bring the table's public message up to date soon (latest state wins)."""
@@ -64,9 +67,11 @@ class DiscordPublisher:
 
     def tidy(self, session: TableSession) -> None:
         """After every change: delete a ping whose turn passed, ping a turn that started,
-        archive the thread of a table that closed (all soon)."""
+        send or close turn-based tables' "your turn" DMs, archive the thread of a table that
+        closed (all soon)."""
         self.pings.tidy(session)
         self.pings.announce(session)
+        self.notices.update(session)
         self.threads.closed(session)
 
     def show_broken(self, row: BrokenRow) -> None:

@@ -279,6 +279,14 @@ class PlayerDms:
             del self._dm_channels[next(iter(self._dm_channels))]
         return self.host.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
+    def knows_channel(self, user_id: int) -> bool:
+        """Whether the user's DM channel is known (a DM to them is one request, not two)."""
+        return user_id in self._dm_channels
+
+    async def dm_channel(self, user_id: int) -> discord.PartialMessageable:
+        """The user's DM channel (remembered, else opened), for other DMs of the tables."""
+        return await self._dm_channel(user_id)
+
     async def _patch_message(self, channel_id: int, message_id: int, text: str) -> None:
         """Edit a DM's text with discord.py's HTTP client: the request PartialMessage.edit
         makes, without building a Message from the answer that nobody reads."""

@@ -8,7 +8,14 @@ from typing import Protocol
 import discord
 from discord.http import HTTPClient
 
-from bot.client.guild_settings import GuildImages, GuildLanguages, GuildThreads, GuildTurnPings
+from bot.client.guild_settings import (
+    GuildImages,
+    GuildLanguages,
+    GuildPacePings,
+    GuildThreads,
+    GuildTurnPings,
+    UserNotify,
+)
 from bot.table.tables import Tables
 
 
@@ -25,6 +32,8 @@ class Host(Protocol):
     images: GuildImages
     turn_pings: GuildTurnPings
     threads: GuildThreads
+    pace_pings: GuildPacePings
+    notify: UserNotify
     http: HTTPClient
     allowed_mentions: discord.AllowedMentions | None
 
@@ -40,6 +49,10 @@ class Host(Protocol):
         type: discord.ChannelType | None = None,
     ) -> discord.PartialMessageable:
         """A channel to send to or edit in by id, without fetching it."""
+        ...
+
+    def get_guild(self, id: int, /) -> discord.Guild | None:
+        """A server the bot is in, by id (None if it does not see it)."""
         ...
 
     async def create_dm(self, user: discord.abc.Snowflake) -> discord.DMChannel:

@@ -61,8 +61,12 @@ class TurnPings:
         self._loose: dict[int, list[int]] = {}
 
     def mode(self, session: TableSession) -> str:
-        """The server's turn pings setting for this table."""
-        return self.host.turn_pings.mode_for(session.record.guild_id)
+        """The server's turn pings setting for this table ("off" at a turn-based table of
+        a server that has its turns told by DM only)."""
+        guild_id = session.record.guild_id
+        if session.turn_based and self.host.pace_pings.mode_for(guild_id) != "both":
+            return "off"
+        return self.host.turn_pings.mode_for(guild_id)
 
     # -- at the start of a turn -----------------------------------------------------------
 

@@ -1,0 +1,354 @@
+"""Turn notices: at a turn-based table, the "your turn" DM of each person it waits for.
+
+Edits never notify, so each turn's notice is a new DM, which does. It says which game,
+which server and channel (with a link to the table) and the deadline, and carries the
+move's own buttons (the game renderer's ``turn_panel``): their custom ids are the
+channel's, checked the same way (table, game, move, acting user) and played through the
+same change path, so they work after a restart too.
+
+- **One live notice per player and table.** It is remembered with the table
+  (``TableMeta.turn_notices``: DM channel, message, the turn it is for). Once its turn has
+  passed, for whatever reason, it is edited to say so ("done", or that the computer
+  played at the deadline) and loses its buttons, before a later notice of that table.
+- **At most one notice per player and table every ``NOTICE_GAP`` seconds** (5 minutes).
+  A turn that starts sooner after the last notice waits for the gap; if the player has
+  moved meanwhile (they were at the table), no notice goes out at all.
+- **Nobody is told what they are looking at.** A person who acted at this table in the
+  last ``RECENTLY`` seconds (the turn pings' rule) is told only if the turn still waits
+  for them ``RECENTLY`` seconds after they acted.
+- **Closed DMs.** A player whose DMs refuse the notice is never sent another at this
+  table; the table says so once, above the game, and they play from the channel.
+
+Everything goes through the outbound lane under one key per table and player, so a newer
+turn's notice replaces one still waiting (latest state wins); the texts are composed when
+the request goes out, from the table as it is then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from functools import partial
+
+import discord
+
+from bot.client.outbound.lane import Lane, Priority
+from bot.client.publishing.dms import DM_EDIT_TIMEOUT, PlayerDms
+from bot.client.publishing.host import Host, shown
+from bot.render.notices import notice_over, turn_notice, turns_list
+from bot.table.meta import Notice
+from bot.table.session import Draft, TableSession
+from bot.table.spec import is_computer_id
+
+log = logging.getLogger(__name__)
+
+# At most one "your turn" DM per player and table this often (seconds).
+NOTICE_GAP = 5 * 60
+# A daily summary goes out at most this often per person (seconds).
+SUMMARY_EVERY = 24 * 3600
+# A person who acted at the table this recently is looking at it: no notice for now.
+RECENTLY = 30.0
+
+
+class TurnNotices:
+    """Sends, and closes, the "your turn" DMs of turn-based tables.
+
+    Usage::
+
+        notices = TurnNotices(bot, lane, dms)
+        notices.update(session)  # after every change: notices to send, notices now over
+    """
+
+    def __init__(self, host: Host, lane: Lane, dms: PlayerDms) -> None:
+        self.host = host
+        self.lane = lane
+        self.dms = dms
+        # (table, player) -> when (the loop's clock) their last notice there went out.
+        self._sent_at: dict[tuple[int, str], float] = {}
+        # (table, player) -> their last notice there already told its turn is over.
+        self._over: dict[tuple[int, str], int] = {}
+        # Person -> when (the loop's clock) their last daily summary went out.
+        self._summary_at: dict[str, float] = {}
+
+    def awaited(self, session: TableSession) -> list[str]:
+        """The people a turn-based table waits for who can get a notice."""
+        if not session.turn_based or not session.is_open or session.meta.turn is None:
+            return []
+        closed = session.meta.dm_closed
+        return [
+            player
+            for player in session.acting_players()
+            if not is_computer_id(player)
+            and not session.plays_itself(player)
+            and player not in closed
+        ]
+
+    def update(self, session: TableSession) -> None:
+        """After a change: close notices whose turn passed, queue those a turn needs."""
+        if not session.turn_based:
+            return
+        turn = session.meta.turn
+        awaited = self.awaited(session)
+        for player, ids in session.meta.turn_notices.items():
+            channel_id, message_id, since = ids
+            passed = turn is None or since != turn.since or player not in awaited
+            if passed and self._over.get((session.id, player)) != message_id:
+                self.lane.put(
+                    ("notice-over", session.id, message_id),
+                    Priority.DM,
+                    partial(self._close, session.id, session, player, channel_id, message_id),
+                )
+        if turn is None or not session.is_open:
+            self.forget(session)
+            return
+        for player in awaited:
+            notice = session.meta.turn_notices.get(player)
+            if notice is not None and notice[2] == turn.since:
+                continue  # this turn's notice is out
+            mode = self.host.notify.value_for(int(player))  # "every" until read
+            if mode == "none":
+                continue
+            if mode == "daily":
+                self.summary_soon(player)
+                continue
+            self._queue(session, player, turn.since)
+
+    def _wait(self, session: TableSession, player: str) -> float:
+        """How long a player's next notice at this table must still wait: someone at the
+        table now is told only if they are still awaited once they have had RECENTLY
+        seconds to move, and nobody more often than every NOTICE_GAP."""
+        wait = session.meta.acted.get(player, -RECENTLY) + RECENTLY - session.clock()
+        last = self._sent_at.get((session.id, player))
+        if last is not None:
+            wait = max(wait, last + NOTICE_GAP - asyncio.get_running_loop().time())
+        # A hundredth of a second is no wait: the two clocks need not agree to the last bit.
+        return wait if wait > 0.01 else 0.0
+
+    def _queue(self, session: TableSession, player: str, since: int) -> None:
+        """Queue a player's notice for the turn that began at ``since``, when it may go."""
+        self.lane.put(
+            ("notice", session.id, player),
+            Priority.PING,
+            # By id: the table may leave memory (and come back) before this goes out.
+            partial(self._send_to, session.id, player, since),
+            # The DM channel is opened first the first time (the remembering save is no
+            # request).
+            cost=1 if self.dms.knows_channel(int(player)) else 2,
+            delay=self._wait(session, player),
+        )
+
+    async def waiting(
+        self, player: str, locale: object, seated: list[TableSession] | None = None
+    ) -> list[tuple[str, str | None, int, float, str]]:
+        """Every turn-based table waiting for a person, soonest deadline first, as
+        `turns_list` shows them: (game, server, channel id, deadline, link). Read from
+        the database (``seated``, if already read): most such tables are not in memory."""
+        if seated is None:
+            seated = await self.host.tables.seated(int(player))
+        found: list[tuple[float, int, TableSession]] = []
+        for session in seated:
+            turn = session.meta.turn
+            if (
+                session.turn_based
+                and session.status == "running"
+                and turn is not None
+                and player in session.acting_players()
+                and not session.plays_itself(player)
+            ):
+                found.append((turn.deadline, session.id, session))
+        found.sort(key=lambda entry: entry[:2])
+        return [
+            (
+                session.spec.renderer.title(locale),
+                self.server_name(session),
+                session.channel_id,
+                deadline,
+                session.jump_url,
+            )
+            for deadline, _, session in found
+        ]
+
+    def answered(self, session: TableSession, player: str, message_id: int) -> None:
+        """A notice's own button played the move: its click already said it is done."""
+        self._over[(session.id, player)] = message_id
+
+    def forget(self, session: TableSession) -> None:
+        """A table closed: its memory of notices is dropped (not the notices' closing)."""
+        for key in [key for key in self._sent_at if key[0] == session.id]:
+            del self._sent_at[key]
+        for key in [key for key in self._over if key[0] == session.id]:
+            del self._over[key]
+
+    def server_name(self, session: TableSession) -> str | None:
+        """The name of the table's server, if the bot sees it."""
+        guild_id = session.record.guild_id
+        guild = None if guild_id is None else self.host.get_guild(guild_id)
+        return None if guild is None else guild.name
+
+    async def _table(self, table_id: int) -> TableSession | None:
+        """The open table a queued notice is for, as it is now: the session in memory,
+        else loaded from its row (under its channel's lock, as a click loads it)."""
+        return await self.host.tables.load(table_id)
+
+    async def _send_to(self, table_id: int, player: str, since: int) -> None:
+        """Send a queued notice, to the table as it is now (None: closed meanwhile)."""
+        session = await self._table(table_id)
+        if session is not None:
+            await self._send(session, player, since)
+
+    async def _send(self, session: TableSession, player: str, since: int) -> None:
+        """Send a player's notice for the turn that began at ``since``, if still due."""
+        turn = session.meta.turn
+        if turn is None or turn.since != since or player not in self.awaited(session):
+            return  # the turn passed while the notice waited
+        notice = session.meta.turn_notices.get(player)
+        if notice is not None and notice[2] == since:
+            return
+        try:
+            mode = await self.host.notify.mode_of(int(player))
+        except Exception:
+            log.warning("could not read %s's turn notices setting", player, exc_info=True)
+            mode = "every"  # the default: a notice too many beats a turn missed
+        if mode == "none":
+            return
+        if mode == "daily":
+            self.summary_soon(player)
+            return
+        if self._wait(session, player) > 0:
+            # Queued sooner than its rules allow (the lane keeps the sooner of two puts
+            # of a key): wait for them.
+            self._queue(session, player, since)
+            return
+        await self.host.wait_until_ready()
+        locale = session.user_locale(player)
+        fields = turn_notice(
+            session.spec.renderer,
+            session.facts(),
+            session.player_view(player),
+            server=self.server_name(session),
+            channel_id=session.channel_id,
+            link=session.jump_url,
+            deadline=turn.deadline,
+            locale=locale,
+        )
+        try:
+            async with asyncio.timeout(DM_EDIT_TIMEOUT):
+                channel = await self.dms.dm_channel(int(player))
+                message = await channel.send(**fields)
+        except (discord.Forbidden, discord.NotFound):
+            await self._closed(session, player)
+            return
+        except (TimeoutError, discord.HTTPException):
+            # Not sent: the next change of the table queues it again (after the gap).
+            log.warning("turn notice to %s for table %s failed", player, session.id, exc_info=True)
+            return
+        self._sent_at.pop((session.id, player), None)
+        self._sent_at[(session.id, player)] = asyncio.get_running_loop().time()
+
+        def remember(draft: Draft) -> None:
+            draft.meta.turn_notices[player] = [channel.id, message.id, since]
+
+        try:
+            await session.change(remember, then=shown)
+        except Exception:
+            # Not remembered: the notice is left as it is (its buttons answer "this turn
+            # is over" once it passes), and no other is sent for this turn meanwhile.
+            log.warning("could not remember %s's turn notice at table %s", player, session.id)
+
+    def summary_soon(self, player: str) -> None:
+        """Queue a person's daily summary: now if they had none yet, else a day after
+        their last one (a pending one is not moved)."""
+        last = self._summary_at.get(player)
+        delay = 0.0
+        if last is not None:
+            delay = max(last + SUMMARY_EVERY - asyncio.get_running_loop().time(), 0.0)
+        self.lane.put(
+            ("notice-summary", player), Priority.DM, partial(self._summary, player), delay=delay
+        )
+
+    async def _summary(self, player: str) -> None:
+        """Send a person the list of every table waiting for them (if any still does, and
+        they still want it), and plan the next one a day later."""
+        try:
+            if await self.host.notify.mode_of(int(player)) != "daily":
+                return
+        except Exception:
+            log.warning("could not read %s's turn notices setting", player, exc_info=True)
+            return
+        last = self._summary_at.get(player)
+        now = asyncio.get_running_loop().time()
+        if last is not None and now < last + SUMMARY_EVERY:
+            self.summary_soon(player)  # queued early (by an older put): wait for the day
+            return
+        seated = await self.host.tables.seated(int(player))
+        sessions = [s for s in seated if player in s.meta.user_locales]
+        locale = sessions[0].user_locale(player) if sessions else None
+        entries = await self.waiting(player, locale, seated)
+        if not entries:
+            return  # nothing waits: the next turn that does queues the next summary
+        await self.host.wait_until_ready()
+        fields = turns_list(entries, locale, title="notify.summary")
+        try:
+            async with asyncio.timeout(DM_EDIT_TIMEOUT):
+                channel = await self.dms.dm_channel(int(player))
+                await channel.send(**fields)
+        except (discord.Forbidden, discord.NotFound):
+            log.info("the daily summary of %s cannot be sent: DMs closed", player)
+            return
+        except (TimeoutError, discord.HTTPException):
+            log.warning("the daily summary of %s failed", player, exc_info=True)
+            return
+        self._summary_at.pop(player, None)
+        self._summary_at[player] = now
+        self.summary_soon(player)
+
+    async def _close(
+        self,
+        table_id: int,
+        closing: TableSession,
+        player: str,
+        channel_id: int,
+        message_id: int,
+    ) -> None:
+        """Edit a notice whose turn has passed to say so, without its buttons: from the
+        table in memory now (it may have left memory and come back), else as it was when
+        the turn passed (``closing``; a closed or unloaded table needs no loading for it)."""
+        if self._over.get((table_id, player)) == message_id:
+            return
+        session = self.host.tables.get(table_id) or closing
+        fields = notice_over(
+            session.spec.renderer,
+            timed_out=session.meta.timeouts.get(player, 0) > 0,
+            server=self.server_name(session),
+            link=session.jump_url,
+            locale=session.user_locale(player),
+        )
+        channel = self.host.get_partial_messageable(channel_id, type=discord.ChannelType.private)
+        try:
+            async with asyncio.timeout(DM_EDIT_TIMEOUT):
+                await channel.get_partial_message(message_id).edit(**fields)
+        except (discord.NotFound, discord.Forbidden):
+            pass  # deleted by the player, or DMs closed: nothing left to close
+        except (TimeoutError, discord.HTTPException):
+            log.warning(
+                "could not close %s's turn notice at table %s", player, session.id, exc_info=True
+            )
+            return  # the next change of the table tries again
+        if session.is_open:  # a closed table's memory is already dropped
+            self._over[(session.id, player)] = message_id
+
+    async def _closed(self, session: TableSession, player: str) -> None:
+        """A player's DMs refuse notices: never again at this table; the table says so."""
+
+        def close(draft: Draft) -> None:
+            if player not in draft.meta.dm_closed:
+                draft.meta.dm_closed.append(player)
+                draft.meta.hint_pending.append(player)
+                draft.meta.notice = Notice("notice.dm_closed", player)
+
+        if player in session.meta.dm_closed:
+            return
+        try:
+            await session.change(close)
+        except Exception:
+            log.warning("could not note %s's closed DMs at table %s", player, session.id)

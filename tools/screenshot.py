@@ -8,6 +8,10 @@ For each language (English and German) it plays a No Thanks! and a Rage game to 
 and captures, at desktop and at phone width: the lobby, the No Thanks! table, the Rage
 table, a Rage player's private panel (and the Joker's colour choice if one came up) and
 both final boards. Files are named SCREEN-LANGUAGE-WIDTH.png, e.g. rage_panel-de-phone.png.
+
+With `--dm` it makes only the play-by-post picture for the README instead: a No Thanks!
+"your turn" DM with its Take / No thanks! buttons, in English at phone width, as
+OUT_DIR/play-by-post-dm.png.
 """
 
 from __future__ import annotations
@@ -229,6 +233,51 @@ class Shots:
         await self.capture("rage_final", channel, members[0], channel.history()[0])
 
 
+async def your_turn_dm(out: Path) -> Path:
+    """A turn-based (24 h) No Thanks! table of three people and a computer, played until
+    a person's turn, and that person's "your turn" DM captured at phone width."""
+    _capture.ManagedCapture._ensure_browser = _ensure_browser  # type: ignore[method-assign]
+    speak(LANGUAGES["en"])
+    database = Path(tempfile.mkdtemp()) / "shots.db"
+    token = "x" * 24 + ".yyyyyy." + "z" * 27
+    bot = create_bot(Settings(token=token, database=database, ai_workers=0))
+    path = out / "play-by-post-dm.png"
+    async with simcord.run(bot, shard_count=1) as env:
+        env.backend.edit_bot_profile("cardtable")
+        await env.bot.tree.sync()
+        guild = env.create_guild("Friday cards", preferred_locale=LANGUAGES["en"])
+        members = [
+            guild.add_member(env.create_user(name.lower(), global_name=name)) for name in NAMES
+        ]
+        channel = guild.create_text_channel("no-thanks")
+        result = await members[0].slash(channel, "nothanks start", bots=1, pace="24h")
+        message = result.response.message
+        for member in members[1:3]:
+            await member.click(message, custom_id=button(message.components, "join"))
+        start = channel.history()[0]
+        await members[0].click(start, custom_id=button(start.components, "start"))
+        session = env.bot.tables.in_channel(channel.id)
+        shots = Shots(env, out, "en")
+        while (actor := shots.actor(members, session.engine.active_player)) is None:
+            await env.advance_time(2.5)  # the computer's pause
+        # Everyone has just been at the table: the notice waits until they look away.
+        await env.advance_time(60)
+        notice = next(
+            m for m in actor.user.dm_channel.history() if "Your turn" in m.content and m.components
+        )
+        width, height = SIZES["phone"]
+        async with env.preview(
+            actor.user.dm_channel,
+            viewers=[actor.user],
+            width=width,
+            height=height,
+            locale=LANGUAGES["en"],
+        ) as preview:
+            await preview.screenshot(path, target=notice, allow_incomplete=True)
+        await bot.storage.close()
+    return path
+
+
 async def main(out: Path) -> None:
     """Play both games in each language and capture every screen."""
     _capture.ManagedCapture._ensure_browser = _ensure_browser  # type: ignore[method-assign]
@@ -256,6 +305,11 @@ async def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots")
+    arguments = [a for a in sys.argv[1:] if a != "--dm"]
+    target = Path(arguments[0] if arguments else "screenshots")
     target.mkdir(parents=True, exist_ok=True)
-    asyncio.run(main(target))
+    if "--dm" in sys.argv[1:]:
+        made = asyncio.run(your_turn_dm(target))
+        print(f"{made} ({made.stat().st_size // 1024} KB)")
+    else:
+        asyncio.run(main(target))

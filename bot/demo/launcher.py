@@ -18,7 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.demo.world import DM, GAMES, World
+from bot.demo.world import CLOCK_STEP, DM, GAMES, POST, World
 from bot.i18n import t
 
 log = logging.getLogger(__name__)
@@ -75,15 +75,21 @@ async function go(button) {{
   document.querySelectorAll("button").forEach((b) => (b.disabled = true));
   status.textContent = {wait};
   try {{
-    const answer = await fetch("/go", {{
+    const clock = button.dataset.clock;
+    const answer = await fetch(clock ? "/clock" : "/go", {{
       method: "POST",
       headers: {{ "Content-Type": "application/json", "X-Demo-Token": token }},
-      body: JSON.stringify({{ where: button.dataset.where, quick: button.dataset.quick === "1" }}),
+      body: JSON.stringify(
+        clock
+          ? {{ move: clock }}
+          : {{ where: button.dataset.where, quick: button.dataset.quick === "1" }}
+      ),
     }});
-    if (!answer.ok) throw new Error(String(answer.status));
-    location.href = (await answer.json()).url;
+    const reply = await answer.json().catch(() => ({{}}));
+    if (!answer.ok) throw new Error(reply.error || "");
+    location.href = reply.url;
   }} catch (error) {{
-    status.textContent = {failed};
+    status.textContent = error.message || {failed};
     document.querySelectorAll("button").forEach((b) => (b.disabled = false));
   }}
 }}
@@ -133,6 +139,19 @@ def page(lang: str) -> str:
                 + button(game, text("demo.quick"), "success", quick=True),
             )
         )
+    clock = "".join(
+        f'<button type="button" data-clock="{move}">{text(key, hours=CLOCK_STEP // 3600)}</button>'
+        for move, key in (("step", "demo.clock_step"), ("deadline", "demo.clock_deadline"))
+    )
+    sections.append(
+        SECTION.format(
+            heading=f'<span class="hash">#</span>{text("demo.post")}',
+            text=text("demo.post_hint"),
+            buttons=button(POST, text("demo.open"), "primary")
+            + button(POST, text("demo.quick"), "success", quick=True)
+            + clock,
+        )
+    )
     sections.append(
         SECTION.format(
             heading=text("demo.dm"),
@@ -184,6 +203,7 @@ class Launcher:
         app = web.Application()
         app.router.add_get("/", self.index)
         app.router.add_post("/go", self.go)
+        app.router.add_post("/clock", self.clock)
         self.runner = web.AppRunner(app, access_log=None)
         await self.runner.setup()
         await web.SockSite(self.runner, self.listener).start()
@@ -200,19 +220,39 @@ class Launcher:
             text=page(self.world.options.lang), content_type="text/html", headers=HEADERS
         )
 
-    async def go(self, request: web.Request) -> web.Response:
-        """Open a channel (after a Quick game, if asked) and answer with its preview URL."""
+    async def body(self, request: web.Request) -> Any:
+        """The action's JSON body, once the token is checked."""
         token = request.headers.get("X-Demo-Token", "")
         if not secrets.compare_digest(token.encode(), self.token.encode()):
             raise web.HTTPUnauthorized(headers=HEADERS)
         try:
-            body: Any = await request.json()
+            return await request.json()
         except ValueError:
             raise web.HTTPBadRequest(headers=HEADERS) from None
-        where = body.get("where") if isinstance(body, dict) else None
-        if where not in (*GAMES, DM):
+
+    async def clock(self, request: web.Request) -> web.Response:
+        """Move the virtual clock on (a step, or past the next deadline) and answer with
+        the viewer's direct messages, where a "your turn" notice arrives."""
+        body = await self.body(request)
+        move = body.get("move") if isinstance(body, dict) else None
+        if move == "step":
+            await self.world.move_clock(CLOCK_STEP)
+        elif move == "deadline":
+            if not await self.world.clock_to_deadline():
+                error = t("demo.no_deadline", self.world.options.lang)
+                return web.json_response({"error": error}, status=409, headers=HEADERS)
+        else:
             raise web.HTTPBadRequest(headers=HEADERS)
-        if body.get("quick") and where in GAMES:
+        url = await self.world.show(DM)
+        return web.json_response({"url": url}, headers=HEADERS)
+
+    async def go(self, request: web.Request) -> web.Response:
+        """Open a channel (after a Quick game, if asked) and answer with its preview URL."""
+        body = await self.body(request)
+        where = body.get("where") if isinstance(body, dict) else None
+        if where not in (*GAMES, POST, DM):
+            raise web.HTTPBadRequest(headers=HEADERS)
+        if body.get("quick") and where in (*GAMES, POST):
             await self.world.quick_game(where)
         url = await self.world.show(where)
         return web.json_response({"url": url}, headers=HEADERS)

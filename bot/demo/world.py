@@ -32,8 +32,19 @@ T = TypeVar("T")
 LOCALES = {"en": "en-US", "de": "de", "ru": "ru", "it": "it"}
 # The games, each with its channel in the demo server.
 GAMES = ("nothanks", "rage")
-CHANNEL_NAMES = {"nothanks": "no-thanks", "rage": "rage"}
+# A turn-based (play by post) No Thanks! table has a channel of its own, so a live quick
+# game and a turn-based one can be open side by side.
+POST = "post"
+POST_GAME = "nothanks"
+POST_PACE = "24h"
+CHANNEL_NAMES = {"nothanks": "no-thanks", "rage": "rage", POST: "play-by-post"}
 DM = "dm"
+# "Move the clock on": a quarter of the pace; "to the next deadline" adds this margin.
+CLOCK_STEP = 6 * 3600
+DEADLINE_MARGIN = 1.0
+# The clock moves in steps of at most an hour: each step must settle within SimCord's
+# horizon, and a day holds many periodic timers.
+CLOCK_STRIDE = 3600.0
 # A quick game's table: the viewer, any simulated people, computers in the other seats.
 QUICK_TABLE = 4
 # Simulated people (--players): first names, so they read as people, not computers.
@@ -226,7 +237,9 @@ class World:
         env.backend.edit_bot_profile("cardtable")
         await bot.tree.sync()
         guild = env.create_guild(t("demo.server", options.lang), preferred_locale=options.locale)
-        channels = {game: guild.create_text_channel(CHANNEL_NAMES[game]) for game in GAMES}
+        channels = {
+            where: guild.create_text_channel(CHANNEL_NAMES[where]) for where in (*GAMES, POST)
+        }
         you = t("demo.you", options.lang)
         viewer = guild.add_member(env.create_user("you", global_name=you))
         people = [
@@ -311,17 +324,22 @@ class World:
         # The preview's server calls this attribute for each click and command.
         setattr(preview, "_action", action)  # noqa: B010
 
-    async def quick_game(self, game: str) -> None:
-        """Open a table in the game's channel with the viewer as host, seat the simulated
-        people and computers in the other seats, and start it."""
-        channel = self.channels[game]
+    async def quick_game(self, where: str) -> None:
+        """Open a table in the game's channel (or the turn-based one's) with the viewer as
+        host, seat the simulated people and computers in the other seats, and start it."""
+        channel = self.channels[where]
         async with self.lock:
             # Loaded from its row if it left memory while nobody played it.
             if await self.bot.tables.load_in_channel(channel.id) is not None:
                 return  # a table is already open there: show it as it is
             people = self.people[: QUICK_TABLE - 1]
             computers = max(0, QUICK_TABLE - 1 - len(people))
-            await self.viewer.slash(channel, f"{game} start", bots=computers)
+            if where == POST:
+                await self.viewer.slash(
+                    channel, f"{POST_GAME} start", bots=computers, pace=POST_PACE
+                )
+            else:
+                await self.viewer.slash(channel, f"{where} start", bots=computers)
             session = self.bot.tables.in_channel(channel.id)
             if session is None or session.record.message_id is None:
                 return  # the bot said why in the channel
@@ -333,6 +351,40 @@ class World:
             start = button_id(self.table_message(session.record).components, "start")
             if start is not None:
                 await self.viewer.click(self.table_message(session.record), custom_id=start)
+
+    def next_deadline(self) -> float | None:
+        """Seconds until the soonest deadline of a turn-based demo table, or None when
+        none waits for anyone."""
+        tables = self.bot.tables
+        # SimCord's virtual time: the bot's clock reads it only inside the bot's own tasks.
+        now = self.env.now().timestamp()
+        waits = []
+        for channel in self.channels.values():
+            session = tables.in_channel(channel.id)
+            if session is None or session.status != "running" or not session.turn_based:
+                continue
+            turn = session.meta.turn
+            if turn is not None:
+                waits.append(max(0.0, turn.deadline - now))
+        return min(waits, default=None)
+
+    async def move_clock(self, seconds: float) -> None:
+        """Move SimCord's virtual clock on by ``seconds``: every timer due meanwhile fires
+        (a deadline, and the computer's move for the absent person), in order."""
+        async with self.lock:
+            left = seconds
+            while left > 0:
+                step = min(left, CLOCK_STRIDE)
+                await self.env.advance_time(step)
+                left -= step
+
+    async def clock_to_deadline(self) -> bool:
+        """Move the clock just past the next turn-based deadline; False if none waits."""
+        wait = self.next_deadline()
+        if wait is None:
+            return False
+        await self.move_clock(wait + DEADLINE_MARGIN)
+        return True
 
     def table_message(self, record: Any) -> discord.Message:
         """A table's public message as it is now."""

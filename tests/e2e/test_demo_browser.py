@@ -311,3 +311,32 @@ def test_computers_moves_show_without_a_click(browser: Browser, demo: Demo) -> N
     table = page.locator("article.channel-message", has_text="Table #1 ·").last
     expect(table.get_by_text(re.compile(r"bid …"))).to_have_count(0)
     check_page_errors(page)
+
+
+def test_play_by_post_clock_and_your_turn_dm(browser: Browser, demo: Demo) -> None:
+    """Quick game under Play by post opens a 24 h table; "Move the clock on 6 hours" brings
+    the viewer's "your turn" DM with Take / No thanks!; "to the next deadline" makes a
+    computer move for the viewer and that DM says so; Take on the next notice plays."""
+    page = open_page(browser, demo)
+    section = game_section(page, "Play by post")
+    section.get_by_role("button", name="Quick game").click()  # type: ignore[attr-defined]
+    table = page.locator("article.channel-message", has_text="Table #1 ·").last
+    expect(table.get_by_text("Turn-based: 24 h per move")).to_be_visible()
+    page.go_back()
+    page.get_by_role("button", name="Move the clock on 6 hours").click()
+    notice = page.locator("article.channel-message", has_text="Your turn").first
+    expect(notice).to_be_visible()
+    expect(notice.get_by_role("button", name="Take", exact=True)).to_be_visible()
+    expect(notice.get_by_role("button", name="No thanks!", exact=True)).to_be_visible()
+    page.go_back()
+    page.get_by_role("button", name="Move the clock to the next deadline").click()
+    expect(page.get_by_text("Time ran out", exact=False).first).to_be_visible()
+    # The computers move at once (--fast), so the viewer's next turn comes with a new
+    # notice; Take on it plays the move and the notice says it is done.
+    live = page.locator(
+        "article.channel-message",
+        has=page.locator(".component-button[aria-disabled='false']", has_text="Take"),
+    ).last
+    live.get_by_role("button", name="Take", exact=True).click()
+    expect(page.get_by_text("Done: your move at", exact=False).first).to_be_visible()
+    check_page_errors(page)

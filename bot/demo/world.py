@@ -24,6 +24,7 @@ from bot.i18n import t
 from bot.render.components import CUSTOM_ID
 from bot.runtime.settings import Settings
 from bot.table import timers
+from bot.table.meta import TableMeta
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -352,20 +353,27 @@ class World:
             if start is not None:
                 await self.viewer.click(self.table_message(session.record), custom_id=start)
 
-    def next_deadline(self) -> float | None:
+    async def next_deadline(self) -> float | None:
         """Seconds until the soonest deadline of a turn-based demo table, or None when
-        none waits for anyone."""
+        none waits for anyone. A table out of memory is read from its row (not loaded)."""
         tables = self.bot.tables
         # SimCord's virtual time: the bot's clock reads it only inside the bot's own tasks.
         now = self.env.now().timestamp()
         waits = []
         for channel in self.channels.values():
             session = tables.in_channel(channel.id)
-            if session is None or session.status != "running" or not session.turn_based:
+            if session is not None:
+                status, meta = session.status, session.meta
+            else:
+                record = await self.bot.storage.open_table_in(channel.id)
+                # None, or a row that no longer reads (it has no meta to read).
+                if not isinstance(getattr(record, "meta", None), dict):
+                    continue
+                status, meta = record.status, TableMeta.from_dict(record.meta)  # type: ignore[union-attr]
+            if status != "running" or not meta.pace:
                 continue
-            turn = session.meta.turn
-            if turn is not None:
-                waits.append(max(0.0, turn.deadline - now))
+            if meta.turn is not None:
+                waits.append(max(0.0, meta.turn.deadline - now))
         return min(waits, default=None)
 
     async def move_clock(self, seconds: float) -> None:
@@ -380,7 +388,7 @@ class World:
 
     async def clock_to_deadline(self) -> bool:
         """Move the clock just past the next turn-based deadline; False if none waits."""
-        wait = self.next_deadline()
+        wait = await self.next_deadline()
         if wait is None:
             return False
         await self.move_clock(wait + DEADLINE_MARGIN)

@@ -59,7 +59,7 @@ async def test_quick_turn_based_game_and_the_clock(world: World) -> None:
     """Quick game under Play by post opens a 24 h No Thanks! table with computers; moving
     the clock on sends the viewer the "your turn" DM with Take / No thanks!, and moving it
     past the deadline makes a computer move for the viewer and says so on that DM."""
-    assert world.next_deadline() is None
+    assert await world.next_deadline() is None
     assert not await world.clock_to_deadline()
     await world.quick_game(POST)
     session = world.bot.tables.in_channel(world.channels[POST].id)
@@ -68,7 +68,7 @@ async def test_quick_turn_based_game_and_the_clock(world: World) -> None:
     viewer = str(world.viewer.id)
     # The computers move at once (--fast), each when the clock is moved a little.
     await until(world, lambda: session.running_engine().active_player == viewer)
-    wait = world.next_deadline()
+    wait = await world.next_deadline()
     assert wait is not None and PACES["24h"] - 300 < wait <= PACES["24h"]
     await world.move_clock(CLOCK_STEP)
     await until(world, lambda: len(notices(world)) == 1)
@@ -77,8 +77,11 @@ async def test_quick_turn_based_game_and_the_clock(world: World) -> None:
     assert labels(notice) == ["Take", "No thanks!"]
     before = session.running_engine().move_number
     assert await world.clock_to_deadline()
-    assert session.running_engine().move_number > before
-    assert session.meta.timeouts[viewer] == 1
+    # A day on, the table has left memory between its events: read it again.
+    now = await world.bot.tables.load(session.id)
+    assert now is not None
+    assert now.running_engine().move_number > before
+    assert now.meta.timeouts[viewer] == 1
 
     def edited() -> discord.Message:
         return next(m for m in notices(world) if m.id == notice.id)

@@ -161,21 +161,23 @@ def number(text: str) -> int:
     return int(text.replace("−", "-"))
 
 
+# The final picture's alt text says every row, as "🥇 You: 60 · Δ +65: Cards: 4 · 7–9,
+# Card points 63 − chips 3 = 60." (the message's text says only who won).
 STANDING = re.compile(
-    r"^\S+ (?:🤖 )?(?P<name>.+?): (?P<total>[-−]?\d+) · Δ.*\n+"
-    r"Cards: (?P<cards>.+)\n+"
-    r"Card points (?P<points>\d+) − chips (?P<chips>\d+) = (?P<sum>[-−]?\d+)$",
-    re.MULTILINE,
+    r"\. \S+ (?:🤖 )?(?P<name>[^:.]+?): (?P<total>[-−]?\d+) · Δ [^:]*: "
+    r"Cards: (?P<cards>[^:]*?), "
+    r"Card points (?P<points>\d+) − chips (?P<chips>\d+) = (?P<sum>[-−]?\d+)(?=\.)"
 )
 
 
 def check_final_board(text: str) -> None:
-    """The No Thanks! final board adds up: every card 3..35 with exactly one player or
-    among the nine removed, each total is card points minus chips, no chip is lost."""
+    """The No Thanks! final board (the picture's alt text) adds up: every card 3..35 with
+    exactly one player or among the nine removed, each total is card points minus chips,
+    no chip is lost."""
     standings = list(STANDING.finditer(text))
     names = [match["name"] for match in standings]
     assert sorted(names) == ["Computer 1 (normal)", "Computer 2 (easy)", "You"], text
-    removed = re.search(r"The nine cards removed at the start\n+(?P<cards>[\d, ]+)", text)
+    removed = re.search(r"The nine cards removed at the start: (?P<cards>[\d, ]+)\.", text)
     assert removed is not None, text
     seen = parse_cards(removed["cards"])
     assert len(seen) == 9, text
@@ -241,10 +243,14 @@ def test_nothanks_played_to_the_final_board(browser: Browser, demo: Demo) -> Non
         else:
             page.wait_for_timeout(100)
     expect(table.get_by_role("button", name="Rematch")).to_be_visible()
-    check_final_board(table.inner_text())
-    # The final picture arrived and decoded in the page.
+    # The final picture arrived and decoded in the page; its alt text is the board, and
+    # the message's text names who won.
     picture = table.locator("img").last
     expect(picture).to_be_visible()
+    board = picture.get_attribute("alt") or ""
+    check_final_board(board)
+    winners = re.findall(r"\. 🥇 (?:🤖 )?([^:.]+?):", board)
+    assert winners and all(name in table.inner_text() for name in winners), board
     page.wait_for_function(
         "image => image.complete && image.naturalWidth > 0", arg=picture.element_handle()
     )

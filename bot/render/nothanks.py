@@ -104,13 +104,21 @@ def game_embed(
     return embed
 
 
+# A name's length in the open chips' line (see moving_lines).
+CHIPS_NAME = 14
+
+
 def moving_lines(facts: TableFacts, game: PlayerView, locale: object) -> list[str]:
-    """What changes with every move, beside the picture: whose turn, and with open chips
-    everyone's chips ('🪙 Ana 11 · Ben 9')."""
-    lines = [t("nothanks.game.turn", locale, player=facts.mention(game.active_player or ""))]
+    """What changes with every move, beside the picture: a computer's turn (a person's is
+    the content's line, which pings them: said once), and with open chips everyone's chips
+    ('🪙 Ana 11 · Ben 9', names short enough for seven on a phone)."""
+    active = game.active_player or ""
+    lines = []
+    if active in facts.computers:
+        lines.append(t("nothanks.game.turn", locale, player=facts.mention(active)))
     if game.open_chips:
         counts = " · ".join(
-            f"{line_name(facts, player)} {game.chips[player]}"
+            f"{line_name(facts, player, CHIPS_NAME)} {game.chips[player]}"
             for player in game.players
             if game.chips[player] is not None
         )

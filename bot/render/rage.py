@@ -202,6 +202,10 @@ def game_embed(
     return embed
 
 
+# A name's length in the round-scored line (see latest_line).
+ROUND_NAME = 14
+
+
 def latest_line(facts: TableFacts, state: RageView, locale: object) -> str | None:
     """The last trick of this round, labelled with its number; at a round's start, what
     the round just scored gave each player instead (never a trick of an earlier round)."""
@@ -217,8 +221,11 @@ def latest_line(facts: TableFacts, state: RageView, locale: object) -> str | Non
     if not done:
         return None
     row = done[-1]
+    # One line of every player's points: the names shorter still than in the rows above
+    # (which name each player in full), so eight long names take a phone's few lines.
     points = " · ".join(
-        f"{line_name(facts, entry.player)} {signed(entry.points or 0)}" for entry in row.entries
+        f"{line_name(facts, entry.player, ROUND_NAME)} {signed(entry.points or 0)}"
+        for entry in row.entries
     )
     return t("rage.game.round_scored", locale, round=row.round, points=points)
 

@@ -54,15 +54,15 @@ def alt_text(facts: TableFacts, intro: str, lines: list[str], *shorter: list[str
     return words(text, ALT_TEXT)
 
 
-def line_name(facts: TableFacts, player: str | int) -> str:
+def line_name(facts: TableFacts, player: str | int, limit: int = LINE_NAME) -> str:
     """A name for a live table's lines, which a phone shows many of: `short_name`, cut to
-    its first whole words within LINE_NAME characters (the ping and the picture give the
+    its first whole words within ``limit`` characters (the ping and the picture give the
     whole name), so a long name does not wrap a line, nor eight of them the screen."""
     short = facts.short_name(player)
     name = facts.names.get(str(player))
-    if name is None or units(short) <= LINE_NAME or units(name) <= LINE_NAME:
+    if name is None or units(short) <= limit or units(name) <= limit:
         return short
-    return escape_name(words(one_line(name), LINE_NAME))
+    return escape_name(words(one_line(name), limit))
 
 
 def short_names(facts: TableFacts, limit: int = SHORT_NAME) -> TableFacts:

@@ -68,7 +68,9 @@ async def test_table_message_carries_the_picture_and_it_follows_moves(
     # The alt text reads what the picture shows; the text says what changes every move.
     assert "cards left" in attachment.description and "Turn: " not in attachment.description
     assert not table.embed.fields and "cards left" not in (table.embed.description or "")
-    assert "Turn: " in (table.embed.description or "")
+    # A person's turn is said once, in the content's line that pings them.
+    assert "Turn: " not in (table.embed.description or "")
+    assert f"<@{table.game.active_player}>" in (table.message.content or "")
     await table.click(table.active(), "Take")  # a new card and hand: a new picture
     second = picture_of(simcord_env, table.message)
     assert second is not None and second != first
@@ -136,7 +138,7 @@ async def test_a_pass_paints_nothing_and_uploads_nothing(
     png, alt = expected_nothanks(table)
     assert picture_of(simcord_env, table.message) == png and after.description == alt
     text = table.embed.description or ""
-    assert f"Turn: <@{table.game.active_player}>" in text
+    assert f"<@{table.game.active_player}>" in (table.message.content or "")
     assert f"{passer.user.name} 10" in text  # the open chips, in the text
     assert "🪙 1" in (table.embed.title or "")  # the chip on the card
 

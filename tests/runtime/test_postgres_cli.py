@@ -143,7 +143,15 @@ def test_migrate_to_postgres_copies_everything(tmp_path: Path, postgres_url: str
     assert counts["tables"] == ["sqlite", "3", "postgresql", "3"]
     assert counts["moves"] == ["sqlite", "6", "postgresql", "6"]
     assert counts["game_players"] == ["sqlite", "2", "postgresql", "2"]
-    assert set(counts) == {"tables", "moves", "guild_settings", "games", "game_players", "ratings"}
+    assert set(counts) == {
+        "tables",
+        "moves",
+        "guild_settings",
+        "user_settings",
+        "games",
+        "game_players",
+        "ratings",
+    }
     assert "counts match" in lines[-1]
 
     async def read_back() -> None:

@@ -286,12 +286,13 @@ async def startup(args: argparse.Namespace, server: run.Database) -> int:
     print(
         f"  RSS after {args.settle:.0f} s: {full.rss_settled / 2**20:.1f} MB"
         f" (empty: {empty.rss_settled / 2**20:.1f} MB; +{grown:.1f} MB,"
-        f" {grown * 1024 / max(1, args.tables):.1f} KB a table); target <= +{MEMORY_TARGET_MB:.0f} MB"
-        " (100,000 on PostgreSQL, 20,000 on SQLite)"
+        f" {grown * 1024 / max(1, args.tables):.1f} KB a table);"
+        f" target <= +{MEMORY_TARGET_MB:.0f} MB (100,000 on PostgreSQL, 20,000 on SQLite)"
     )
     print(
         f"  RSS at ready: +{(full.rss_ready - empty.rss_ready) / 2**20:.1f} MB;"
-        f" fill: {full.fill_seconds:.1f} s ({args.tables / max(1e-9, full.fill_seconds):.0f} tables/s)"
+        f" fill: {full.fill_seconds:.1f} s"
+        f" ({args.tables / max(1e-9, full.fill_seconds):.0f} tables/s)"
     )
     return 0
 
@@ -428,9 +429,9 @@ async def deadlines(args: argparse.Namespace, server: run.Database) -> int:
             )
         )
     print(
-        f"  late: the timeout's move saved, after its deadline; seen: the first edit or post in"
-        f" its channel at the fake Discord after the deadline. target: p99 <= {LATE_TARGET_S:.0f} s,"
-        " none twice"
+        "  late: the timeout's move saved, after its deadline; seen: the first edit or post"
+        " in its channel at the fake Discord after the deadline."
+        f" target: p99 <= {LATE_TARGET_S:.0f} s, none twice"
     )
     return 0
 
@@ -500,7 +501,7 @@ async def phase(
     return result
 
 
-async def clicks(args: argparse.Namespace, server: run.Database) -> int:
+async def click_run(args: argparse.Namespace, server: run.Database) -> tuple[Clicked, Clicked]:
     """Fill, start the bot, click unloaded tables gently, then at the burst rate."""
     fakes, ids = guild_ids(args.guilds)
     burst = int(args.burst_rate * args.burst_seconds)
@@ -537,17 +538,23 @@ async def clicks(args: argparse.Namespace, server: run.Database) -> int:
                 run.stop(bot.process)
         finally:
             await fake.close()
+    return gentle, fast
+
+
+async def clicks(args: argparse.Namespace, server: run.Database) -> int:
+    """The clicks and their latency against the targets."""
+    gentle, fast = await click_run(args, server)
+    print(f"\n{server.name}, {args.tables} open idle tables, each clicked once:")
     print(
-        f"\n{server.name}, {args.tables} open idle tables; each click on a table not touched since start:"
-    )
-    print(
-        f"  {'phase':<7} {'rate/s':>6} {'clicks':>6} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'errors':>6} {'deferred':>8}  target"
+        f"  {'phase':<7} {'rate/s':>6} {'clicks':>6} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7}"
+        f" {'errors':>6} {'deferred':>8}  target"
     )
     for result, target in ((gentle, CLICK_TARGET_MS), (fast, BURST_TARGET_MS)):
         ms = [1000 * s for s in result.latencies]
         print(
-            f"  {result.label:<7} {result.offered_rate:>6.0f} {len(ms):>6} {percentile(ms, 0.5):>7.1f}"
-            f" {percentile(ms, 0.99):>7.1f} {max(ms, default=float('nan')):>7.1f}"
+            f"  {result.label:<7} {result.offered_rate:>6.0f} {len(ms):>6}"
+            f" {percentile(ms, 0.5):>7.1f} {percentile(ms, 0.99):>7.1f}"
+            f" {max(ms, default=float('nan')):>7.1f}"
             f" {result.errors:>6} {result.deferred:>8}  p99 <= {target:.0f} ms"
         )
     return 0

@@ -21,7 +21,9 @@ Tables are written many at once (SQLite batches saves that meet a busy thread; P
 runs them on its pool); the script reports its own time and rate.
 
 Run: ``uv run python benchmarks/load/idle_fill.py --tables 500 --sqlite /tmp/idle.db``
-(or ``--database-url postgresql://…``; the schema is created if missing).
+(or ``--database-url postgresql://…``, the bot's schema created if missing; with
+``--new-schema`` in a schema of its own, whose URL it prints for ``idle_tables.py
+--filled``).
 """
 
 from __future__ import annotations
@@ -301,6 +303,14 @@ async def pictures(storage: Storage, guilds: Sequence[int], on: bool) -> None:
 async def main(args: argparse.Namespace) -> int:
     """Fill the database and report the time it took."""
     target: str | Path = args.database_url or args.sqlite
+    if args.new_schema:
+        if not args.database_url:
+            print("idle_fill.py: error: --new-schema needs --database-url", file=sys.stderr)
+            return 2
+        from tests.backends import fresh_schema
+
+        name, target = await fresh_schema(args.database_url)
+        print(f"schema {name}: {target}", flush=True)
     guilds = [900_000_000_000_000_000 + n for n in range(args.guilds)]
     storage = await open_storage(target)
     try:
@@ -344,6 +354,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument(
         "--first", type=int, default=0, help="number of the first table (its channel)"
+    )
+    parser.add_argument(
+        "--new-schema",
+        action="store_true",
+        help="fill a new schema of --database-url (printed: pass its URL to idle_tables.py"
+        " --filled; DROP SCHEMA it afterwards)",
     )
     parser.add_argument("--concurrency", type=int, default=64, help="tables written at once")
     parser.add_argument(

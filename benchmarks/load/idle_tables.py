@@ -63,6 +63,7 @@ from aiohttp import web
 from fake_discord import Callback, FakeDiscord, FakeGuild, message
 from idle_fill import FIRST_MESSAGE, Due, Filled, fill, pictures, plan
 
+from bot.engines.nothanks import NoThanksGame
 from bot.render.components import custom_id
 from bot.storage import open_storage
 from tests.backends import TemporaryServer, postgres_binaries
@@ -161,6 +162,29 @@ async def database(server: run.Database, label: str) -> AsyncIterator[Where]:
             yield Where(folder / "p0", url, pool)
 
 
+@contextlib.asynccontextmanager
+async def given(url: str) -> AsyncIterator[Where]:
+    """A PostgreSQL database idle_fill.py filled (``--filled``), left as it is after."""
+    with tempfile.TemporaryDirectory(prefix="idle-filled-") as tmp:
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=4)
+        try:
+            yield Where(Path(tmp), url, pool)
+        finally:
+            await pool.close()
+
+
+async def stored_guilds(where: Where) -> tuple[list[FakeGuild], list[int]]:
+    """The guilds of a filled database's tables, for the fake to serve."""
+    ids = sorted(int(row[0]) for row in await where.rows("SELECT DISTINCT guild_id FROM tables"))
+    return [FakeGuild(guild, guild + 1, f"g{n}") for n, guild in enumerate(ids)], ids
+
+
+async def open_count(where: Where) -> int:
+    """How many open tables a database holds."""
+    rows = await where.rows("SELECT COUNT(*) FROM tables WHERE status IN ('lobby', 'running')")
+    return int(rows[0][0])
+
+
 async def prepare(where: Where, guilds: Sequence[int], on: bool) -> None:
     """The schema and each guild's picture setting, as before any bot start."""
     storage = await open_storage(where.target)
@@ -241,32 +265,56 @@ class Boot:
     rss_settled: int
 
 
-async def boot(args: argparse.Namespace, server: run.Database, tables: int) -> Boot:
-    """Fill, start the bot, measure, stop it."""
-    fakes, ids = guild_ids(args.guilds)
+async def boot(
+    args: argparse.Namespace,
+    server: run.Database,
+    tables: int,
+    guilds: tuple[list[FakeGuild], list[int]] | None = None,
+) -> Boot:
+    """Fill, start the bot, measure, stop it (``--filled``: N tables are those filled)."""
+    fakes, ids = guilds or guild_ids(args.guilds)
+    if tables and args.filled:
+        async with given(args.filled) as where:
+            return await measure_boot(args, where, fakes, tables, 0.0)
     async with database(server, f"startup{tables}") as where:
         await prepare(where, ids, args.pictures == "on")
         _, fill_seconds = await filled(where, tables, ids, seed=args.seed)
-        fake = FakeDiscord(fakes)
-        await fake.start()
+        return await measure_boot(args, where, fakes, tables, fill_seconds)
+
+
+async def measure_boot(
+    args: argparse.Namespace,
+    where: Where,
+    fakes: list[FakeGuild],
+    tables: int,
+    fill_seconds: float,
+) -> Boot:
+    """Start the bot on a database, measure, stop it."""
+    fake = FakeDiscord(fakes)
+    await fake.start()
+    try:
+        bot = await start_bot(fake, where)
         try:
-            bot = await start_bot(fake, where)
-            try:
-                await asyncio.sleep(args.settle)
-                settled = run.rss_bytes(bot.process.pid)
-            finally:
-                run.stop(bot.process)
+            await asyncio.sleep(args.settle)
+            settled = run.rss_bytes(bot.process.pid)
         finally:
-            await fake.close()
+            run.stop(bot.process)
+    finally:
+        await fake.close()
     return Boot(tables, fill_seconds, bot.ready_seconds, bot.rss_ready, settled)
 
 
 async def startup(args: argparse.Namespace, server: run.Database) -> int:
     """Empty, then N tables (``--rounds`` times, interleaved): ready time and RSS."""
+    guilds: tuple[list[FakeGuild], list[int]] | None = None
+    if args.filled:
+        async with given(args.filled) as where:
+            guilds = await stored_guilds(where)
+            args.tables = await open_count(where)
     runs: dict[int, list[Boot]] = {0: [], args.tables: []}
     for round_ in range(args.rounds):
         for tables in runs:
-            result = await boot(args, server, tables)
+            result = await boot(args, server, tables, guilds)
             runs[tables].append(result)
             print(
                 f"  round {round_ + 1}, {tables} tables: filled in {result.fill_seconds:.1f} s,"
@@ -291,8 +339,11 @@ async def startup(args: argparse.Namespace, server: run.Database) -> int:
     )
     print(
         f"  RSS at ready: +{(full.rss_ready - empty.rss_ready) / 2**20:.1f} MB;"
-        f" fill: {full.fill_seconds:.1f} s"
-        f" ({args.tables / max(1e-9, full.fill_seconds):.0f} tables/s)"
+        + (
+            f" fill: {full.fill_seconds:.1f} s ({args.tables / full.fill_seconds:.0f} tables/s)"
+            if full.fill_seconds
+            else " filled beforehand (--filled)"
+        )
     )
     return 0
 
@@ -450,13 +501,67 @@ class Clicked:
     offered_rate: float = 0.0
 
 
-async def click(fake: FakeDiscord, watch: Watch, table: Filled, result: Clicked) -> None:
-    """Take the card at a No Thanks! table for the person to play; time the answer."""
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A No Thanks! table to click: where it is and who is to play which move."""
+
+    table_id: int
+    guild_id: int
+    channel_id: int
+    message_id: int
+    move_number: int
+    player: int
+    deadline: float
+
+
+def target_of(table: Filled) -> Target:
+    """A table as the fill wrote it."""
+    planned = table.planned
+    message_id = FIRST_MESSAGE + planned.index
     player = int(table.acting[0])
-    guild = FakeGuild(table.planned.guild_id, table.planned.channel_id, "g")
-    shown = message(FIRST_MESSAGE + table.planned.index, table.planned.channel_id, {})
+    return Target(
+        table.table_id,
+        planned.guild_id,
+        planned.channel_id,
+        message_id,
+        table.move_number,
+        player,
+        table.deadline,
+    )
+
+
+async def stored_targets(where: Where) -> list[Target]:
+    """The running No Thanks! tables of a filled database, as they are now."""
+    rows = await where.rows(
+        "SELECT id, guild_id, channel_id, message_id, move_number, state, meta FROM tables"
+        " WHERE status = 'running' AND game = 'nothanks'"
+    )
+    targets: list[Target] = []
+    for table_id, guild_id, channel_id, message_id, move_number, state, meta in rows:
+        game = NoThanksGame.from_dict(json.loads(state))
+        turn = json.loads(meta).get("turn")
+        if game.active_player is None or turn is None:
+            continue
+        targets.append(
+            Target(
+                table_id,
+                guild_id,
+                channel_id,
+                message_id,
+                move_number,
+                int(game.active_player),
+                float(turn["deadline"]),
+            )
+        )
+    return targets
+
+
+async def click(fake: FakeDiscord, watch: Watch, table: Target, result: Clicked) -> None:
+    """Take the card at a No Thanks! table for the person to play; time the answer."""
+    guild = FakeGuild(table.guild_id, table.channel_id, "g")
+    shown = message(table.message_id, table.channel_id, {})
     button = custom_id("nothanks", table.table_id, table.move_number, "take")
-    payload = run.component(guild, player, shown, button)
+    payload = run.component(guild, table.player, shown, button)
     interaction_id = fake.new_id()
     token = f"token{interaction_id}"
     payload["id"], payload["token"] = str(interaction_id), token
@@ -464,7 +569,7 @@ async def click(fake: FakeDiscord, watch: Watch, table: Filled, result: Clicked)
     watch.callbacks[interaction_id] = future
     edited = watch.edited[token] = asyncio.Event()
     sent = time.perf_counter()
-    await fake.send_interaction(table.planned.guild_id, payload)
+    await fake.send_interaction(table.guild_id, payload)
     try:
         answer = await asyncio.wait_for(future, run.ANSWER_TIMEOUT)
         if answer.type == 6:
@@ -486,7 +591,7 @@ async def click(fake: FakeDiscord, watch: Watch, table: Filled, result: Clicked)
 
 
 async def phase(
-    fake: FakeDiscord, watch: Watch, tables: list[Filled], label: str, rate: float
+    fake: FakeDiscord, watch: Watch, tables: list[Target], label: str, rate: float
 ) -> Clicked:
     """Click each table once, ``rate`` clicks a second (open loop)."""
     result = Clicked(label, offered_rate=rate)
@@ -502,42 +607,54 @@ async def phase(
 
 
 async def click_run(args: argparse.Namespace, server: run.Database) -> tuple[Clicked, Clicked]:
-    """Fill, start the bot, click unloaded tables gently, then at the burst rate."""
-    fakes, ids = guild_ids(args.guilds)
+    """Fill (or take ``--filled``), start the bot, click unloaded tables gently, then at
+    the burst rate."""
+    async with contextlib.AsyncExitStack() as stack:
+        if args.filled:
+            where = await stack.enter_async_context(given(args.filled))
+            fakes, _ = await stored_guilds(where)
+            targets = await stored_targets(where)
+            args.tables = await open_count(where)
+        else:
+            fakes, ids = guild_ids(args.guilds)
+            where = await stack.enter_async_context(database(server, "clicks"))
+            await prepare(where, ids, args.pictures == "on")
+            tables, seconds = await filled(where, args.tables, ids, seed=args.seed)
+            print(f"  {args.tables} tables filled in {seconds:.1f} s", flush=True)
+            targets = [target_of(t) for t in tables if t.planned.game == "nothanks"]
+        return await clicking(args, where, fakes, targets)
+    raise AssertionError("unreachable")
+
+
+async def clicking(
+    args: argparse.Namespace, where: Where, fakes: list[FakeGuild], targets: list[Target]
+) -> tuple[Clicked, Clicked]:
+    """Start the bot, click the gentle phase, then the burst; stop it."""
     burst = int(args.burst_rate * args.burst_seconds)
-    async with database(server, "clicks") as where:
-        await prepare(where, ids, args.pictures == "on")
-        tables, seconds = await filled(where, args.tables, ids, seed=args.seed)
-        print(f"  {args.tables} tables filled in {seconds:.1f} s", flush=True)
-        # Tables far from their deadline, so no timer touches them meanwhile.
-        soon = time.time() + 3600
-        targets = [t for t in tables if t.planned.game == "nothanks" and t.deadline > soon]
-        random.Random(args.seed).shuffle(targets)
-        if len(targets) < args.clicks + burst:
-            raise SystemExit(
-                f"{len(targets)} No Thanks! tables to click, {args.clicks + burst} clicks asked:"
-                " raise --tables"
-            )
-        fake = FakeDiscord(fakes)
-        watch = Watch(fake)
-        await fake.start()
+    # Tables far from their deadline, so no timer touches them meanwhile.
+    soon = time.time() + 3600
+    targets = [t for t in targets if t.deadline > soon]
+    random.Random(args.seed).shuffle(targets)
+    if len(targets) < args.clicks + burst:
+        raise SystemExit(
+            f"{len(targets)} No Thanks! tables to click, {args.clicks + burst} clicks asked:"
+            " raise --tables"
+        )
+    fake = FakeDiscord(fakes)
+    watch = Watch(fake)
+    await fake.start()
+    try:
+        bot = await start_bot(fake, where)
         try:
-            bot = await start_bot(fake, where)
-            try:
-                print(f"  ready in {bot.ready_seconds:.1f} s", flush=True)
-                await asyncio.sleep(args.wait)
-                gentle = await phase(fake, watch, targets[: args.clicks], "gentle", args.rate)
-                fast = await phase(
-                    fake,
-                    watch,
-                    targets[args.clicks : args.clicks + burst],
-                    "burst",
-                    args.burst_rate,
-                )
-            finally:
-                run.stop(bot.process)
+            print(f"  ready in {bot.ready_seconds:.1f} s", flush=True)
+            await asyncio.sleep(args.wait)
+            gentle = await phase(fake, watch, targets[: args.clicks], "gentle", args.rate)
+            later = targets[args.clicks : args.clicks + burst]
+            fast = await phase(fake, watch, later, "burst", args.burst_rate)
         finally:
-            await fake.close()
+            run.stop(bot.process)
+    finally:
+        await fake.close()
     return gentle, fast
 
 
@@ -594,6 +711,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     common.add_argument("--guilds", type=int, default=20, help="servers the tables are in")
     common.add_argument("--seed", type=int, default=42)
     common.add_argument("--pictures", choices=("on", "off"), default="off")
+    common.add_argument(
+        "--filled",
+        default=None,
+        help="startup, clicks: a postgresql:// database idle_fill.py filled, used as it is"
+        " (the empty baseline gets a fresh schema)",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     boot_ = commands.add_parser("startup", parents=[common], help="ready time and RSS")
     boot_.add_argument("--tables", type=int, default=2000)

@@ -49,6 +49,7 @@ async def test_the_filler_writes_waiting_mid_game_tables(tmp_path: Path) -> None
     assert {game for game, *_ in rows.values()} == {"nothanks", "rage"}
     for each in written:
         game, status, move_number, options, meta = rows[each.table_id]
+        assert game == each.planned.game
         assert status == "running" and move_number == each.move_number >= 1
         assert logged[each.table_id] == move_number
         assert json.loads(options)["turn_seconds"] > 600

@@ -466,13 +466,14 @@ async def deadlines(args: argparse.Namespace, server: run.Database) -> int:
     print(f"\n{server.name}, beside {args.idle} idle tables:")
     print(
         f"  {'deadlines':<16} {'fired':>6} {'p50 s':>6} {'p99 s':>6} {'max s':>6} {'never':>5}"
-        f" {'twice':>5} {'seen p50':>8} {'seen p99':>8}"
+        f" {'twice':>5} {'seen':>6} {'seen p50':>8} {'seen p99':>8}"
     )
     for fired in results:
         print(
             f"  {fired.label:<16} {len(fired.late):>6} {percentile(fired.late, 0.5):>6.2f}"
             f" {percentile(fired.late, 0.99):>6.2f} {max(fired.late, default=float('nan')):>6.2f}"
-            f" {fired.never:>5} {fired.twice:>5} {percentile(fired.seen, 0.5):>8.2f}"
+            f" {fired.never:>5} {fired.twice:>5} {len(fired.seen):>6}"
+            f" {percentile(fired.seen, 0.5):>8.2f}"
             f" {percentile(fired.seen, 0.99):>8.2f}"
             + (
                 ""
@@ -482,7 +483,8 @@ async def deadlines(args: argparse.Namespace, server: run.Database) -> int:
         )
     print(
         "  late: the timeout's move saved, after its deadline; seen: the first edit or post"
-        " in its channel at the fake Discord after the deadline."
+        " in its channel at the fake Discord after the deadline (seen: of how many tables"
+        f" before the run ended, --grace {args.grace:.0f} s after the last deadline)."
         f" target: p99 <= {LATE_TARGET_S:.0f} s, none twice"
     )
     return 0

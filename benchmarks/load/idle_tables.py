@@ -391,10 +391,15 @@ async def deadline_run(
             ready_at = time.time()
             try:
                 last = max(t.deadline for t in tables)
-                # Until every table moved on, or the grace after the last deadline passed.
+                # Until every table moved on and was seen to, or the grace after the last
+                # deadline passed.
                 while time.time() < last + args.grace:
                     await asyncio.sleep(1.0)
-                    if time.time() > last and await moved(where, tables) == len(tables):
+                    if (
+                        time.time() > last
+                        and all(seen_after(watch, t) for t in tables)
+                        and await moved(where, tables) == len(tables)
+                    ):
                         break
             finally:
                 run.stop(bot.process)
@@ -404,6 +409,11 @@ async def deadline_run(
             return fired
         finally:
             await fake.close()
+
+
+def seen_after(watch: Watch, table: Filled) -> bool:
+    """Whether the table's channel had an edit or a post after its deadline."""
+    return any(at >= table.deadline for at in watch.channel.get(table.planned.channel_id, ()))
 
 
 async def moved(where: Where, tables: Sequence[Filled]) -> int:

@@ -511,6 +511,7 @@ class Clicked:
     latencies: list[float] = field(default_factory=list)  # seconds
     errors: int = 0  # unanswered within run.ANSWER_TIMEOUT, or refused
     unanswered: int = 0
+    sent_at: list[float] = field(default_factory=list)  # perf_counter of each answered click
     deferred: int = 0
     offered_rate: float = 0.0
 
@@ -603,6 +604,7 @@ async def click(fake: FakeDiscord, watch: Watch, table: Target, result: Clicked)
         result.errors += 1
         return
     result.latencies.append(done - sent)
+    result.sent_at.append(sent)
 
 
 async def phase(
@@ -662,6 +664,7 @@ async def clicking(
         bot = await start_bot(fake, where)
         try:
             print(f"  ready in {bot.ready_seconds:.1f} s", flush=True)
+            ready = time.perf_counter()
             await asyncio.sleep(args.wait)
             gentle = await phase(fake, watch, targets[: args.clicks], "gentle", args.rate)
             later = targets[args.clicks : args.clicks + burst]
@@ -670,6 +673,8 @@ async def clicking(
             run.stop(bot.process)
     finally:
         await fake.close()
+    for result in (gentle, fast):
+        result.sent_at = [at - ready for at in result.sent_at]
     return gentle, fast
 
 
@@ -690,6 +695,10 @@ async def clicks(args: argparse.Namespace, server: run.Database) -> int:
             f" {result.errors:>6} {result.unanswered:>18} {result.deferred:>8}"
             f"  p99 <= {target:.0f} ms"
         )
+    for result in (gentle, fast):
+        slowest = sorted(zip(result.latencies, result.sent_at, strict=True), reverse=True)[:3]
+        shown = ", ".join(f"{1000 * late:.0f} ms at {at:.1f} s" for late, at in slowest)
+        print(f"  {result.label}: slowest {shown} after ready")
     return 0
 
 

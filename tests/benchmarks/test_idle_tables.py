@@ -84,8 +84,10 @@ async def test_clicks_on_idle_tables_are_answered() -> None:
     """Every click on a table untouched since start is answered with the moved table (no
     error, a latency each)."""
     bench = idle_tables()
-    argv = ["clicks", "--tables", "30", "--clicks", "3", "--rate", "20", "--guilds", "2"]
-    args = bench.parse_args([*argv, "--burst-rate", "20", "--burst-seconds", "0.2"])
+    argv = ["clicks", "--tables", "30", "--clicks", "3", "--rate", "20", "--wait", "0"]
+    args = bench.parse_args(
+        [*argv, "--guilds", "2", "--burst-rate", "20", "--burst-seconds", "0.2"]
+    )
     gentle, fast = await bench.click_run(args, bench.run.Database())
     assert gentle.errors == 0 and fast.errors == 0
     assert len(gentle.latencies) == 3 and len(fast.latencies) == 4

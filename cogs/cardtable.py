@@ -160,13 +160,13 @@ class Cardtable(commands.Cog, name=COG_NAME):
         if show not in ("on", "off"):
             raise ValueError(f"unknown images choice {show!r}")
         await self.images.set(interaction.guild_id, show == "on")
-        # Every open table of the server shows the change now, not at its next move.
-        for session in list(self.bot.tables):
-            if session.record.guild_id == interaction.guild_id:
-                self.bot.publisher.refresh(session)
         await interaction.response.send_message(
             t(f"settings.images.{show}", interaction.locale), ephemeral=True
         )
+        # Every open table of the server shows the change now, not at its next move: the
+        # ones out of memory are loaded for it (after the answer, which must come at once).
+        for session in await self.bot.tables.load_guild(interaction.guild_id):
+            self.bot.publisher.refresh(session)
 
     @group.command(name="pings", description="When a turn pings the players it waits for")
     @app_commands.describe(
@@ -337,16 +337,16 @@ class Cardtable(commands.Cog, name=COG_NAME):
     @answers_user_errors
     async def forget_me(self, interaction: discord.Interaction) -> None:
         """Explain what forgetting does and ask to confirm, privately."""
-        self.refuse_if_seated(interaction.user.id)
+        await self.refuse_if_seated(interaction.user.id)
         await interaction.response.send_message(
             **forget_confirmation(interaction.locale), ephemeral=True
         )
 
-    def refuse_if_seated(self, user_id: int) -> None:
-        """UserError while the person sits at an open table (its game would record them)."""
-        for session in self.bot.tables:
-            if session.is_open and user_id in session.record.seats:
-                raise UserError("forget.seated")
+    async def refuse_if_seated(self, user_id: int) -> None:
+        """UserError while the person sits at an open table (its game would record them),
+        in memory or not."""
+        if await self.bot.tables.seated_at_open_table(user_id):
+            raise UserError("forget.seated")
 
     async def answer_forget(self, interaction: discord.Interaction, confirmed: bool) -> None:
         """The confirmation's answer: forget the clicker everywhere, or change nothing."""
@@ -357,7 +357,7 @@ class Cardtable(commands.Cog, name=COG_NAME):
                     content=t("forget.cancelled", locale), view=None
                 )
                 return
-            self.refuse_if_seated(interaction.user.id)
+            await self.refuse_if_seated(interaction.user.id)
             # The stored name, for readers of the raw records; messages translate it anew.
             name = t("history.former_player", "en")
             changed = await self.bot.storage.forget_user(

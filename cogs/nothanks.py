@@ -138,7 +138,7 @@ class NoThanks(GameTableCog):
     @answers_user_errors
     async def chips(self, interaction: discord.Interaction) -> None:
         """Show the caller's chips privately."""
-        session = self.running_session(interaction)
+        session = await self.running_session(interaction)
         player = seat_of(interaction, session)
         fields = self.spec.renderer.private(
             session.facts(), session.player_view(player), interaction.locale

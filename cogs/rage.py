@@ -394,7 +394,7 @@ class Rage(GameTableCog):
     @answers_user_errors
     async def hand_command(self, interaction: discord.Interaction) -> None:
         """Show the caller's hand privately, with the bid or card choices on their turn."""
-        session = self.running_session(interaction)
+        session = await self.running_session(interaction)
         player = seat_of(interaction, session)
         await self.open_panel(
             interaction, session, player, self.hand(session, player, interaction.locale)

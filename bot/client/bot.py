@@ -299,6 +299,7 @@ class CardtableBot(commands.AutoShardedBot):
             is_ready=self.is_ready,
             shards=self.shard_set,
             thinking=ThinkingPool(self.settings.ai_workers),
+            idle_seconds=self.settings.table_idle_seconds,
         )
         self.publisher = DiscordPublisher(self, self.lane)
         # Game reviews of every game: worked out one at a time in the thinking pool, kept.

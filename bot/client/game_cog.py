@@ -139,7 +139,8 @@ class GameTableCog(commands.Cog):
             await self._route(interaction, click)
         except TableMovedOn as error:
             # Out of date: say why when it is because the table was stopped.
-            await answer_error(interaction, self.stopped_answer(interaction, click) or error)
+            stopped = await self.stopped_answer(interaction, click)
+            await answer_error(interaction, stopped or error)
         except Exception as error:
             await answer_error(
                 interaction, error, context=f"{click.game} table {click.table_id} ({click.action})"
@@ -151,7 +152,9 @@ class GameTableCog(commands.Cog):
             # The table's message can neither be edited nor posted: say why, privately.
             await reply_ephemeral(interaction, t("table.cannot_post", interaction.locale))
 
-    def stopped_answer(self, interaction: discord.Interaction, click: Click) -> UserError | None:
+    async def stopped_answer(
+        self, interaction: discord.Interaction, click: Click
+    ) -> UserError | None:
         """What to answer a click on a table that was stopped (by whom, when known), or
         None if the click's table was not stopped lately.
 
@@ -159,7 +162,8 @@ class GameTableCog(commands.Cog):
         edits it), and stale clients keep showing the old buttons: such a click is told
         the table was stopped, not that it "moved on" to a later turn.
         """
-        stopped = self.tables.stopped(click.table_id)
+        # From the table's row when it is not remembered: known across restarts.
+        stopped = await self.tables.stopped_row(click.table_id)
         if (
             stopped is None
             or stopped.game != click.game
@@ -173,9 +177,10 @@ class GameTableCog(commands.Cog):
             return UserError("table.stopped_unknown")
         return UserError("table.stopped_by", user=f"<@{stopped.by}>")
 
-    def session_for(self, interaction: discord.Interaction, click: Click) -> TableSession:
-        """The open table a click names, checked against where the click came from."""
-        session = self.tables.get(click.table_id)
+    async def session_for(self, interaction: discord.Interaction, click: Click) -> TableSession:
+        """The open table a click names (loaded from its row if it is not in memory),
+        checked against where the click came from."""
+        session = await self.tables.load(click.table_id, interaction.channel_id)
         if (
             session is None
             or session.spec.name != click.game
@@ -195,7 +200,7 @@ class GameTableCog(commands.Cog):
             # A leaderboard's select names no table: it only reads the records.
             await self.stats_choice(interaction, click)
             return
-        session = self.session_for(interaction, click)
+        session = await self.session_for(interaction, click)
         if click.action in self.private_actions:
             await self.show_private(interaction, session, click)
             # The private view is what the closed-DM hint would point to: no hint needed.
@@ -481,7 +486,7 @@ class GameTableCog(commands.Cog):
     async def repost_table(self, interaction: discord.Interaction) -> None:
         """`/<game> table`: post this channel's table again at the bottom of the channel."""
         assert interaction.channel_id is not None
-        session = self.tables.in_channel(interaction.channel_id)
+        session = await self.tables.load_in_channel(interaction.channel_id)
         if session is None or session.spec.name != self.spec.name:
             raise UserError("table.no_game_here", game=self.spec.renderer.title(interaction.locale))
         require_permissions(interaction)
@@ -502,7 +507,7 @@ class GameTableCog(commands.Cog):
     async def stop_table(self, interaction: discord.Interaction) -> None:
         """`/<game> stop`: end this channel's lobby or game (host, or Manage Messages)."""
         assert interaction.channel_id is not None
-        session = self.tables.in_channel(interaction.channel_id)
+        session = await self.tables.load_in_channel(interaction.channel_id)
         if session is None:
             raise UserError("table.none_here")
         manage = can_manage(interaction, session.record.host_id)
@@ -514,10 +519,10 @@ class GameTableCog(commands.Cog):
             await self.bot.publisher.tables.shown(session, STOP_SHOWN_WITHIN)
             await reply.send(t("table.stopped", interaction.locale))
 
-    def running_session(self, interaction: discord.Interaction) -> TableSession:
+    async def running_session(self, interaction: discord.Interaction) -> TableSession:
         """This channel's running game of this cog's game, or a UserError."""
         assert interaction.channel_id is not None
-        session = self.tables.in_channel(interaction.channel_id)
+        session = await self.tables.load_in_channel(interaction.channel_id)
         if session is None or session.status != "running" or session.spec.name != self.spec.name:
             raise UserError("table.no_game_here", game=self.spec.renderer.title(interaction.locale))
         return session

@@ -36,7 +36,7 @@ class Crowd:
             return
         while True:
             for channel in self.world.channels.values():
-                session = self.world.bot.tables.in_channel(channel.id)
+                session = await self.world.bot.tables.load_in_channel(channel.id)
                 if session is None:
                     continue
                 try:

@@ -316,7 +316,8 @@ class World:
         people and computers in the other seats, and start it."""
         channel = self.channels[game]
         async with self.lock:
-            if self.bot.tables.in_channel(channel.id) is not None:
+            # Loaded from its row if it left memory while nobody played it.
+            if await self.bot.tables.load_in_channel(channel.id) is not None:
                 return  # a table is already open there: show it as it is
             people = self.people[: QUICK_TABLE - 1]
             computers = max(0, QUICK_TABLE - 1 - len(people))

@@ -77,6 +77,9 @@ class Settings:
     # DISCORD_API_BASE: a rate-limiting REST proxy every process talks to instead of
     # https://discord.com (nirn-proxy); None talks to Discord directly.
     api_base: str | None = None
+    # CARDTABLE_TABLE_IDLE_SECONDS: a table with no click, change or timed event for this
+    # long leaves memory (its row stays; its next click, command or due time loads it).
+    table_idle_seconds: float = 300.0
 
     @property
     def lane_rate(self) -> float:
@@ -92,7 +95,8 @@ class Settings:
             f"owner_ids={sorted(self.owner_ids)!r}, http_debug={self.http_debug!r}, "
             f"shard_count={self.shard_count!r}, shard_ids={self.shard_ids!r}, "
             f"ai_workers={self.ai_workers!r}, rest_rate={self.rest_rate!r}, "
-            f"rest_share={self.rest_share!r}, api_base={self.api_base!r})"
+            f"rest_share={self.rest_share!r}, api_base={self.api_base!r}, "
+            f"table_idle_seconds={self.table_idle_seconds!r})"
         )
 
 
@@ -446,6 +450,7 @@ def load_settings(
         rest_rate=_positive_number(environ, "CARDTABLE_REST_RATE", DEFAULT_REST_RATE),
         rest_share=rest_share(environ),
         api_base=api_base(environ),
+        table_idle_seconds=_positive_number(environ, "CARDTABLE_TABLE_IDLE_SECONDS", 300.0),
     )
 
 

@@ -7,6 +7,7 @@ PostgreSQL backend numbers them.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from abc import ABC, abstractmethod
@@ -212,9 +213,10 @@ class Storage(ABC):
                 continue  # an unreadable old row is simply not back-filled
         return found
 
-    async def quarantine(self, table_id: int) -> None:
-        """Close a table that no longer loads (status `broken`), freeing its channel."""
-        await self._transaction(work.quarantine, table_id, time.time())
+    async def quarantine(self, table_id: int) -> bool:
+        """Close an open table that no longer loads (status `broken`), freeing its channel;
+        whether it was open (a closed table's unreadable row is left as it is)."""
+        return await self._transaction(work.quarantine, table_id, time.time())
 
     async def rematch_opened(self, table_id: int) -> bool:
         """Whether a rematch of this table was ever opened (a table is rematched once)."""
@@ -249,19 +251,89 @@ class Storage(ABC):
         if game is not None:
             query += " AND game = ?"
             params = (game,)
-        if shard_ids is not None:
-            if shard_count is None or shard_count < 1:
-                raise ValueError("shard ids need a shard count")
-            ids = sorted(set(shard_ids))
-            # bot.table.shards.shard_of in SQL (storage may not import the table layer;
-            # test_open_tables_of_some_shards holds the two together), filtered here so
-            # that a process never reads another shard's states at all.
-            query += (
-                " AND ((COALESCE(guild_id, 0) >> 22) % ?) IN (" + ", ".join("?" for _ in ids) + ")"
-            )
-            params += (shard_count, *ids)
+        shard_query, shard_params = _of_shards(shard_count, shard_ids)
+        return await self._records(query + shard_query + " ORDER BY id", params + shard_params)
+
+    async def due_tables(
+        self,
+        until: float,
+        since: float | None = None,
+        shard_count: int | None = None,
+        shard_ids: Collection[int] | None = None,
+    ) -> list[TableRecord | BrokenRow]:
+        """The open tables whose next timed event falls due by ``until`` (and not before
+        ``since``, if given), of these shards if given, soonest first: an indexed read of
+        `due_at`. Undecodable rows come back as BrokenRows."""
+        query = "SELECT * FROM tables WHERE due_at <= ?"
+        params: tuple[Any, ...] = (until,)
+        if since is not None:
+            query += " AND due_at >= ?"
+            params += (since,)
+        query += " AND status IN ('lobby', 'running')"
+        shard_query, shard_params = _of_shards(shard_count, shard_ids)
+        return await self._records(
+            query + shard_query + " ORDER BY due_at, id", params + shard_params
+        )
+
+    async def next_due(
+        self,
+        after: float,
+        limit: int,
+        shard_count: int | None = None,
+        shard_ids: Collection[int] | None = None,
+    ) -> list[tuple[int, float]]:
+        """The next ``limit`` due times after ``after`` of open tables (of these shards if
+        given), soonest first, as (table id, due time): an indexed read."""
+        shard_query, shard_params = _of_shards(shard_count, shard_ids)
+        rows = await self.read(
+            "SELECT id, due_at FROM tables WHERE due_at > ? AND status IN ('lobby', 'running')"
+            + shard_query
+            + " ORDER BY due_at, id LIMIT ?",
+            (after, *shard_params, limit),
+        )
+        return [(int(row[0]), float(row[1])) for row in rows]
+
+    async def open_table_in(self, channel_id: int) -> TableRecord | BrokenRow | None:
+        """The open table of a channel (there is at most one), or None."""
+        found = await self._records(
+            "SELECT * FROM tables WHERE channel_id = ? AND status IN ('lobby', 'running')",
+            (channel_id,),
+        )
+        return found[0] if found else None
+
+    async def open_tables_of(self, guild_id: int) -> list[tuple[int, int]]:
+        """The open tables of one server, as (table id, channel id), oldest first."""
+        rows = await self.read(
+            "SELECT id, channel_id FROM tables WHERE status IN ('lobby', 'running')"
+            " AND guild_id = ? ORDER BY id",
+            (guild_id,),
+        )
+        return [(int(row[0]), int(row[1])) for row in rows]
+
+    async def load_table(self, table_id: int) -> TableRecord | BrokenRow | None:
+        """The table with this id (a BrokenRow if it cannot be decoded), or None."""
+        found = await self._records("SELECT * FROM tables WHERE id = ?", (table_id,))
+        return found[0] if found else None
+
+    async def open_seats(self) -> list[list[int]]:
+        """The seats of every open table (who sits where games are still going on)."""
+        rows = await self.read("SELECT seats FROM tables WHERE status IN ('lobby', 'running')")
+        seats: list[list[int]] = []
+        for row in rows:
+            try:
+                seats.append([int(seat) for seat in json.loads(row[0])])
+            except (ValueError, TypeError):
+                continue  # an unreadable row is quarantined when its table is loaded
+        return seats
+
+    async def set_due(self, table_id: int, revision: int, due_at: float | None) -> bool:
+        """Store when a table's next event falls due, if the row is still at ``revision``
+        (a derived column: the revision is not bumped). Whether the row was written."""
+        return await self._transaction(work.set_due, table_id, revision, due_at)
+
+    async def _records(self, query: str, params: Sequence[Any]) -> list[TableRecord | BrokenRow]:
         records: list[TableRecord | BrokenRow] = []
-        for row in await self.read(query + " ORDER BY id", params):
+        for row in await self.read(query, params):
             try:
                 records.append(row_to_record(row))
             except (ValueError, TypeError) as error:
@@ -328,3 +400,21 @@ class Storage(ABC):
         the caller refuses while the person sits at one.
         """
         return await self._transaction(work.forget_user, str(user_id), anonymous, name)
+
+
+def _of_shards(
+    shard_count: int | None, shard_ids: Collection[int] | None
+) -> tuple[str, tuple[Any, ...]]:
+    """The condition (and its parameters) that keeps the tables of these shards' guilds."""
+    if shard_ids is None:
+        return "", ()
+    if shard_count is None or shard_count < 1:
+        raise ValueError("shard ids need a shard count")
+    ids = sorted(set(shard_ids))
+    # bot.table.shards.shard_of in SQL (storage may not import the table layer;
+    # test_open_tables_of_some_shards holds the two together), filtered here so that a
+    # process never reads another shard's states at all.
+    return (
+        " AND ((COALESCE(guild_id, 0) >> 22) % ?) IN (" + ", ".join("?" for _ in ids) + ")",
+        (shard_count, *ids),
+    )

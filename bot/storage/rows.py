@@ -91,6 +91,9 @@ class TableRecord:
     id: int | None = None
     # Bumped by every save; a save names the revision it replaces (optimistic concurrency).
     revision: int = 0
+    # When the next timed event falls due (the bot's clock), None if nothing is due: the
+    # scheduler's index. Planned by the table core on every save.
+    due_at: float | None = None
 
     @property
     def is_open(self) -> bool:
@@ -126,6 +129,7 @@ def row_to_record(row: Row) -> TableRecord:
         move_number=row["move_number"],
         meta=json.loads(row["meta"]),
         revision=row["revision"],
+        due_at=row["due_at"],
     )
 
 

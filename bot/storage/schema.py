@@ -189,6 +189,16 @@ MIGRATIONS: Sequence[Migration] = (
     ALTER TABLE guild_settings ADD COLUMN turn_pings TEXT;
     ALTER TABLE guild_settings ADD COLUMN threads INTEGER;
     """,
+    # When a table's next timed event (a computer's move, a ping, a timeout, a lobby's
+    # expiry) falls due, in the bot's clock, written by the save that plans it: one loop
+    # per process reads what falls due from the index, so an idle table need not be in
+    # memory. NULL when nothing is due. Open tables of an older version are due at once:
+    # the first start loads them and writes their real due times.
+    """
+    ALTER TABLE tables ADD COLUMN due_at REAL;
+    UPDATE tables SET due_at = 0 WHERE status IN ('lobby', 'running');
+    CREATE INDEX tables_by_due ON tables (due_at) WHERE due_at IS NOT NULL;
+    """,
 )
 
 _ID_COLUMN = re.compile(r"\b(\w+_id) INTEGER\b")

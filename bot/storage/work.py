@@ -29,6 +29,7 @@ def columns_of(record: TableRecord) -> tuple[Any, ...]:
         None if record.state is None else dump(record.state),
         record.move_number,
         dump(record.meta),
+        record.due_at,
     )
 
 
@@ -48,8 +49,8 @@ async def insert_table(tx: Transaction, record: TableRecord, now: float) -> int:
     try:
         rows = await tx.fetch(
             "INSERT INTO tables (game, guild_id, channel_id, message_id, host_id, status,"
-            " options, seats, state, move_number, meta, created_at, updated_at, revision)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id",
+            " options, seats, state, move_number, meta, due_at, created_at, updated_at,"
+            " revision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id",
             record.game,
             record.guild_id,
             record.channel_id,
@@ -72,6 +73,7 @@ TABLE_COLUMNS = (
     "state",
     "move_number",
     "meta",
+    "due_at",
 )
 
 
@@ -278,13 +280,23 @@ async def _rate(tx: Transaction, result: GameResult) -> dict[str, float]:
     return changes
 
 
-async def quarantine(tx: Transaction, table_id: int, now: float) -> None:
-    """Close a table that no longer loads (status `broken`)."""
-    await tx.execute(
-        "UPDATE tables SET status = 'broken', updated_at = ?, revision = revision + 1 WHERE id = ?",
+async def quarantine(tx: Transaction, table_id: int, now: float) -> bool:
+    """Close an open table that no longer loads (status `broken`); whether it was open."""
+    changed = await tx.execute(
+        "UPDATE tables SET status = 'broken', due_at = NULL, updated_at = ?,"
+        " revision = revision + 1 WHERE id = ? AND status IN ('lobby', 'running')",
         now,
         table_id,
     )
+    return changed == 1
+
+
+async def set_due(tx: Transaction, table_id: int, revision: int, due_at: float | None) -> bool:
+    """Store a table's next due time if it is still at ``revision``; whether it was."""
+    changed = await tx.execute(
+        "UPDATE tables SET due_at = ? WHERE id = ? AND revision = ?", due_at, table_id, revision
+    )
+    return changed == 1
 
 
 async def discard_table(tx: Transaction, table_id: int) -> None:

@@ -63,6 +63,7 @@ class Draft:
             meta={},
             id=live.id,
             revision=live.revision,
+            due_at=live.due_at,
         )
         self.meta = session.meta.copy()
         self._live_engine = session.engine
@@ -287,6 +288,11 @@ class Draft:
             self.game_result = self._game_result()
         self.record.meta = self.meta.to_dict()
 
+    def planned(self) -> Drafted:
+        """The drafted table as its next timed event is worked out (after `finish`)."""
+        engine = self._engine if self._engine is not None else self._live_engine
+        return Drafted(self.record, self.meta, engine)
+
     def changed_columns(self, live: TableRecord) -> list[str]:
         """The stored columns this change writes: the metadata, and what differs from
         ``live`` (a move writes its state; a lobby change its seats or status)."""
@@ -299,6 +305,8 @@ class Draft:
         if record.state is not live.state or record.move_number != live.move_number:
             changed += ("state", "move_number")
         changed.append("meta")
+        if record.due_at != live.due_at:
+            changed.append("due_at")
         return changed
 
     def _game_result(self) -> GameResult:
@@ -333,6 +341,43 @@ class Draft:
         before = {str(p) for p in live.acting_players()}
         now = {str(p) for p in acting}
         return bool(now) and now < before
+
+
+class Drafted:
+    """A drafted table, read as a session is (bot.table.timers.Timed): its due time is
+    worked out before the save that stores it."""
+
+    __slots__ = ("engine", "meta", "record")
+
+    def __init__(
+        self, record: TableRecord, meta: TableMeta, engine: GameEngine[Any] | None
+    ) -> None:
+        self.record = record
+        self.meta = meta
+        self.engine = engine if record.status in ("running", "finished") else None
+
+    @property
+    def status(self) -> str:
+        """The drafted status."""
+        return self.record.status
+
+    def acting_players(self) -> tuple[str, ...]:
+        """Who may act after the change."""
+        if self.engine is None or self.record.status != "running":
+            return ()
+        return tuple(self.engine.acting_players())
+
+    def plays_itself(self, player: str) -> bool:
+        """Whether a computer makes this seat's moves after the change."""
+        return _plays_itself(self.meta, player)
+
+    def turn_seconds(self) -> int:
+        """The table's time per turn."""
+        return _turn_seconds(self.record)
+
+
+def _turn_seconds(record: TableRecord) -> int:
+    return int(record.options.get("turn_seconds", DEFAULT_TURN_SECONDS))
 
 
 def game_result(
@@ -447,6 +492,9 @@ class TableSession:
         # A change whose save was sent but never answered: it may or may not be stored.
         # Until it is settled by reading the row back, no other change is made.
         self.unsettled: Draft | None = None
+        # When a drafted change's next timed event falls due (None: nothing due): stored
+        # with the change, for the scheduler (the host sets it; bot.table.timers.due_time).
+        self.plan: Callable[[Drafted, float], float | None] = lambda drafted, now: None
 
     # -- reading ------------------------------------------------------------------------
 
@@ -532,7 +580,7 @@ class TableSession:
 
     def turn_seconds(self) -> int:
         """The table's time per turn."""
-        return int(self.record.options.get("turn_seconds", DEFAULT_TURN_SECONDS))
+        return _turn_seconds(self.record)
 
     def user_locale(self, player: str) -> str | None:
         """The language a person last used with this table, for DMs."""
@@ -564,6 +612,7 @@ class TableSession:
         draft = Draft(self, self.clock())
         draft.result = step(draft)
         draft.finish()
+        draft.record.due_at = self.plan(draft.planned(), draft.now)
         expected = self.record.revision
         try:
             await self.storage.save_table(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import weakref
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -22,13 +23,24 @@ from bot.table.session import Draft, TableSession, game_result
 from bot.table.shards import ShardSet, shard_of
 from bot.table.spec import GameSpec, Letter
 from bot.table.thinking import ThinkingPool
-from bot.table.timers import TimedEvent, Timers
+from bot.table.timers import TimedEvent, Timers, due_time, next_event
 
 log = logging.getLogger(__name__)
 
 # How many stopped tables the registry remembers, so that a click on one of their old
-# messages is told that the table was stopped (and by whom) rather than "moved on".
+# messages is told that the table was stopped (and by whom) rather than "moved on"
+# without reading the row (older ones are read from their rows).
 STOPPED_KEPT = 1024
+# A table with no change, click or timed event for this long leaves memory (its row
+# stays; its next click, command or due time loads it again).
+IDLE_SECONDS = 300.0
+# How far ahead the scheduler loads what falls due: a table due within LOOKAHEAD is
+# loaded, and its own timer carries the event out on time.
+LOOKAHEAD = 5.0
+# How soon the scheduler (or an idle table's unloading) tries again after a failure, and
+# the least time between two of its reads: many due times close together are loaded a
+# few at a time, still LOOKAHEAD - RETRY_SECONDS before they fall due.
+RETRY_SECONDS = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +105,7 @@ class Tables:
         is_ready: Callable[[], bool] = lambda: False,
         thinking: ThinkingPool | None = None,
         shards: ShardSet | None = None,
+        idle_seconds: float = IDLE_SECONDS,
     ) -> None:
         self.storage = storage
         # Where searches run: worker processes once started, else a thread of this process.
@@ -105,9 +118,26 @@ class Tables:
         # Called after every saved change, e.g. by a game that keeps private views current.
         self.listeners: list[Callable[[TableSession], None]] = []
         self.timers = Timers(self._on_event, clock=clock, ready=ready, is_ready=is_ready)
+        self._ready = ready
         self._by_id: dict[int, TableSession] = {}
         self._by_channel: dict[int, int] = {}
-        self._locks: dict[int, asyncio.Lock] = {}
+        # A channel's lock lives while anything holds it (a session, a waiter): an
+        # unloaded table's channel costs nothing, and two loaders still share one lock.
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        # When each table in memory was last used (a change, a click, a load): by clock.
+        self._used: dict[int, float] = {}
+        self.idle_seconds = idle_seconds
+        self._is_ready = is_ready
+        # The scheduler has loaded every table due before this instant (None: not yet).
+        self._horizon: float | None = None
+        self._scheduler: asyncio.Task[None] | None = None
+        # The scheduler's one timer: when it polls next (by the clock), while planned.
+        self._wake_handle: asyncio.TimerHandle | None = None
+        self._wake_when = 0.0
+        self._polling = False
+        self._poll_again = False
+        # Per table in memory, once the bot is ready: when to see whether it is idle.
+        self._idle_timers: dict[int, asyncio.TimerHandle] = {}
         # Shards another process took over while this one's claim was lost.
         self.lost: set[int] = set()
         # Tasks started by the registry itself (settling, late DMs): kept until done.
@@ -141,17 +171,148 @@ class Tables:
         return count is None or shard_of(guild_id, count) in self.lost
 
     def get(self, table_id: int) -> TableSession | None:
-        """An open table by id, or None if it is closed or unknown."""
+        """An open table in memory by id, or None (closed, unknown, or not loaded: see
+        `load`)."""
         return self._by_id.get(table_id)
 
     def stopped(self, table_id: int) -> StoppedTable | None:
         """A table this process saw stopped (cancelled, stopped or expired) lately, if any."""
         return self._stopped.get(table_id)
 
+    async def stopped_row(self, table_id: int) -> StoppedTable | None:
+        """A stopped table (cancelled, stopped or expired), from memory or from its row,
+        so that a click on it is answered so across restarts; None otherwise."""
+        known = self._stopped.get(table_id)
+        if known is not None or table_id in self._by_id:
+            return known
+        try:
+            record = await self.storage.get_table(table_id)
+            if record is None or record.status not in ("cancelled", "abandoned"):
+                return None
+            meta = TableMeta.from_dict(record.meta)
+        except Exception:
+            log.warning("cannot read table %s to say how it closed", table_id, exc_info=True)
+            return None
+        return StoppedTable(
+            table_id,
+            record.game,
+            record.guild_id,
+            record.channel_id,
+            meta.closed_by,
+            meta.closed_reason,
+        )
+
     def in_channel(self, channel_id: int) -> TableSession | None:
-        """The open table in a channel, or None."""
+        """The open table in memory in a channel, or None (see `load_in_channel`)."""
         table_id = self._by_channel.get(channel_id)
         return None if table_id is None else self._by_id.get(table_id)
+
+    async def load(self, table_id: int, channel_id: int | None = None) -> TableSession | None:
+        """An open table of this process by id: from memory, else loaded from its row
+        under its channel's lock (the lock every change of it takes), so two clicks, or a
+        click and a due time, load it once. None if it is closed, unknown, of another
+        shard, or (with ``channel_id``) not in that channel."""
+        session = self._by_id.get(table_id)
+        if session is None:
+            if channel_id is None:
+                found = await self.storage.load_table(table_id)
+                if found is None:
+                    return None
+                channel_id = found.channel_id
+            async with self.lock(channel_id):
+                session = await self._load_locked(table_id, channel_id)
+        if session is not None and channel_id not in (None, session.channel_id):
+            return None
+        if session is not None:
+            self._touch(session)
+        return session
+
+    async def load_in_channel(self, channel_id: int) -> TableSession | None:
+        """The open table in a channel: from memory, else loaded from its row; or None."""
+        session = self.in_channel(channel_id)
+        if session is None:
+            found = await self.storage.open_table_in(channel_id)
+            if found is None:
+                return None
+            async with self.lock(channel_id):
+                session = await self._load_locked(_id_of(found), channel_id, found)
+        if session is not None:
+            self._touch(session)
+        return session
+
+    async def _load_locked(
+        self,
+        table_id: int,
+        channel_id: int,
+        found: TableRecord | BrokenRow | None = None,
+    ) -> TableSession | None:
+        """Load a table under its channel's lock (held): the one in memory if another
+        loader was first; ``found`` is its row if just read, else it is read now."""
+        session = self._by_id.get(table_id)
+        if session is not None:
+            return session
+        if found is None:
+            # Read under the lock: nothing changes the row between this read and the
+            # session built from it (every change of the table takes this lock). A row
+            # read just before (by the scheduler) is as good: only a loaded table changes,
+            # and one loaded meanwhile is in memory (found above).
+            found = await self.storage.load_table(table_id)
+        if found is None or found.channel_id != channel_id or not self.owns(found.guild_id):
+            return None
+        if isinstance(found, TableRecord) and not found.is_open:
+            return None
+        adopted = self._adopt(found)
+        if isinstance(adopted, BrokenRow):
+            await self._quarantine(adopted)
+            return None
+        self._remember(adopted)
+        self._touch(adopted)
+        self.timers.schedule(adopted)
+        return adopted
+
+    def _adopt(self, record: TableRecord | BrokenRow) -> TableSession | BrokenRow:
+        """A session of a stored open table, or the BrokenRow saying why it cannot run."""
+        if isinstance(record, BrokenRow):
+            return record
+        assert record.id is not None
+        reason = self.unrestorable(record)
+        if reason is None:
+            try:
+                session = self._session(record)
+                _check_seats(session)
+                return session
+            except Exception as error:
+                reason = f"its game does not load: {error!r}"
+        return BrokenRow(
+            record.id,
+            record.game,
+            record.channel_id,
+            record.guild_id,
+            record.message_id,
+            reason,
+        )
+
+    async def _quarantine(self, row: BrokenRow) -> None:
+        if not await self.storage.quarantine(row.id):
+            return  # a closed table's unreadable row (a click on an old game): left alone
+        log.error("table %s (%s) is quarantined: %s", row.id, row.game, row.reason)
+        self.publisher.show_broken(row)
+
+    async def load_guild(self, guild_id: int) -> list[TableSession]:
+        """Every open table of a server, loaded (a setting that changes how all of them
+        look, say); they leave memory again when idle."""
+        loaded = []
+        for table_id, channel_id in await self.storage.open_tables_of(guild_id):
+            session = await self.load(table_id, channel_id)
+            if session is not None:
+                loaded.append(session)
+        return loaded
+
+    async def seated_at_open_table(self, user_id: int) -> bool:
+        """Whether a person sits at an open table of any process (loaded or not)."""
+        if any(s.is_open and user_id in s.record.seats for s in self._by_id.values()):
+            return True
+        return any(user_id in seats for seats in await self.storage.open_seats())
 
     def __iter__(self) -> Iterator[TableSession]:
         return iter(list(self._by_id.values()))
@@ -165,14 +326,69 @@ class Tables:
         )
         session.on_changed = self._changed
         session.on_settled = self._settled
+        session.plan = due_time
         return session
 
     def _remember(self, session: TableSession) -> None:
         self._by_id[session.id] = session
         self._by_channel[session.channel_id] = session.id
 
+    def _touch(self, session: TableSession) -> None:
+        """Note that a table in memory was used now (its idle time starts again)."""
+        self._used[session.id] = self.clock()
+        if session.id not in self._idle_timers:
+            self._arm_idle(session.id, self.clock() + self.idle_seconds)
+
+    def _arm_idle(self, table_id: int, at: float) -> None:
+        """Look at ``at`` whether a table in memory has become idle (once the bot is
+        ready: before, the scheduler arms every table loaded when it starts)."""
+        if not self._is_ready():
+            return
+        old = self._idle_timers.pop(table_id, None)
+        if old is not None:
+            old.cancel()
+        delay = max(at - self.clock(), 0.0)
+        self._idle_timers[table_id] = asyncio.get_running_loop().call_later(
+            delay, self._idle_due, table_id
+        )
+
+    def _idle_due(self, table_id: int) -> None:
+        self._idle_timers.pop(table_id, None)
+        session = self._by_id.get(table_id)
+        if session is not None:
+            self._in_background(self._unload_or_wait(session), f"unloading table {table_id}")
+
+    async def _unload_or_wait(self, session: TableSession) -> None:
+        """Unload a table if it is idle; else look again when it may be."""
+        now = self.clock()
+        try:
+            if await self._unload_if_idle(session, now):
+                return
+            again = self._idle_again(session, now)
+        except Exception:
+            log.warning("table %s stays in memory for now", session.id, exc_info=True)
+            again = now + RETRY_SECONDS
+        if self._by_id.get(session.id) is session and session.id not in self._idle_timers:
+            self._arm_idle(session.id, again)
+
+    def _idle_again(self, session: TableSession, now: float) -> float:
+        """When a table that is not idle yet may be: its idle time after its last use,
+        and after its next event leaves the idle window."""
+        at = self._used.get(session.id, now) + self.idle_seconds
+        event = next_event(session, now)
+        if event is not None and event.due <= now + max(self.idle_seconds, LOOKAHEAD):
+            # Due soon: it stays at least until then (the event's change touches it).
+            at = max(at, event.due)
+        if session.lock.locked() or session.unsettled is not None or self.timers.busy(session.id):
+            at = max(at, now + RETRY_SECONDS)
+        return max(at, now + RETRY_SECONDS) if at <= now else at
+
     def _forget(self, session: TableSession) -> None:
         self._by_id.pop(session.id, None)
+        self._used.pop(session.id, None)
+        idle = self._idle_timers.pop(session.id, None)
+        if idle is not None:
+            idle.cancel()
         if self._by_channel.get(session.channel_id) == session.id:
             del self._by_channel[session.channel_id]
         self.timers.cancel(session.id)
@@ -185,6 +401,7 @@ class Tables:
         publish, queue its DMs (so a game's first DM is queued before any move's)."""
         if session.is_open:
             self._remember(session)
+            self._touch(session)
             self.timers.schedule(session)
         else:
             self._forget(session)
@@ -261,6 +478,14 @@ class Tables:
 
     def close(self) -> None:
         """Stop every timer and the registry's own tasks (the bot is shutting down)."""
+        if self._scheduler is not None:
+            self._scheduler.cancel()
+        if self._wake_handle is not None:
+            self._wake_handle.cancel()
+            self._wake_handle = None
+        for handle in self._idle_timers.values():
+            handle.cancel()
+        self._idle_timers.clear()
         self.timers.cancel_all()
         for task in list(self._background):
             task.cancel()
@@ -272,81 +497,190 @@ class Tables:
     # -- opening and restoring ----------------------------------------------------------
 
     async def restore(self) -> list[TableSession]:
-        """Load every open table of the registered games and of this process's shards; plan
-        their timers and refreshes.
+        """Start the tables of this process's shards: load the ones with an event due
+        within the idle time (a timeout, a computer's move, a lobby's expiry: what a
+        running bot would keep in memory, and what fell due while it was down), plan their
+        timers and refresh their messages; then start the scheduler for the rest.
 
+        An unloaded table's message is already right (it was shown before it left
+        memory, or before the bot stopped); its next click, command or due time loads it.
         A table that no longer loads is quarantined (status `broken`, its channel freed,
-        logged once, its message told) and every other table starts normally. Another
-        shard's tables are left alone, broken or not: their own process deals with them.
+        logged once, its message told) when it is loaded, and every other table starts
+        normally. Another shard's tables are left alone, broken or not: their own process
+        deals with them.
         """
-        restored: list[TableSession] = []
-        broken: list[BrokenRow] = []
-        shards = self.shards
-        if shards.owns_everything:
-            records = await self.storage.open_tables()
-        else:
-            records = await self.storage.open_tables(None, shards.count, shards.ids)
-        for record in records:
-            if not self.owns(record.guild_id):
-                # The database's filter and Discord's routing disagree: never run a table
-                # another process may be running too.
-                log.error(
-                    "table %s came back from the database but is not of %s", record.id, shards
-                )
-                continue
-            if isinstance(record, BrokenRow):
-                broken.append(record)
-                continue
-            reason = self.unrestorable(record)
-            if reason is not None:
-                assert record.id is not None
-                broken.append(
-                    BrokenRow(
-                        record.id,
-                        record.game,
-                        record.channel_id,
-                        record.guild_id,
-                        record.message_id,
-                        reason,
-                    )
-                )
-                continue
-            try:
-                session = self._session(record)
-                _check_seats(session)
-            except Exception as error:
-                assert record.id is not None
-                broken.append(
-                    BrokenRow(
-                        record.id,
-                        record.game,
-                        record.channel_id,
-                        record.guild_id,
-                        record.message_id,
-                        f"its game does not load: {error!r}",
-                    )
-                )
-                continue
-            self._remember(session)
-            self.timers.schedule(session)
-            restored.append(session)
-        for row in broken:
-            log.error("table %s (%s) is quarantined: %s", row.id, row.game, row.reason)
-            await self.storage.quarantine(row.id)
-            self.publisher.show_broken(row)
+        until = self.clock() + max(self.idle_seconds, LOOKAHEAD)
+        restored = await self._load_due(until, None)
+        self._horizon = until
         # A crash between a save and its publication left some messages behind: refresh
-        # every open table once (the publisher paces the edits).
+        # every table loaded once (the publisher paces the edits).
         for session in restored:
             self.publisher.refresh(session)
             self._tidy(session)  # a reminder whose turn passed before the restart
         log.info(
-            "restored %d tables, quarantined %d (%s; other shards' tables are not read)",
+            "restored %d tables due within %.0f s (%s; the others load when used)",
             len(restored),
-            len(broken),
+            max(self.idle_seconds, LOOKAHEAD),
             self.shards,
         )
         await self.backfill_records()
+        self.start_scheduler()
         return restored
+
+    async def _load_due(self, until: float, since: float | None) -> list[TableSession]:
+        """Load the tables of this process due by ``until`` (not before ``since``)."""
+        shards = self.shards
+        if shards.owns_everything:
+            records = await self.storage.due_tables(until, since)
+        else:
+            records = await self.storage.due_tables(until, since, shards.count, shards.ids)
+        loaded: list[TableSession] = []
+        for record in records:
+            if not self.owns(record.guild_id):
+                if not self.lost:
+                    # The database's filter and Discord's routing disagree: never run a
+                    # table another process may be running too.
+                    log.error(
+                        "table %s came back from the database but is not of %s",
+                        record.id,
+                        shards,
+                    )
+                continue
+            if record.id in self._by_id:
+                continue
+            async with self.lock(record.channel_id):
+                session = await self._load_locked(_id_of(record), record.channel_id, record)
+            if session is not None:
+                self._touch(session)
+                loaded.append(session)
+        return loaded
+
+    # -- the scheduler: due times from the database, idle tables out of memory ----------
+
+    def start_scheduler(self) -> None:
+        """Start the scheduler once the bot is ready: it loads what falls due and its
+        tables' idle times begin."""
+        if self._scheduler is None:
+            self._scheduler = asyncio.get_running_loop().create_task(
+                self._start_scheduling(), name="table-scheduler"
+            )
+
+    async def _start_scheduling(self) -> None:
+        await self._ready()
+        for session in self:
+            self._touch(session)
+        await self._poll_and_plan()
+
+    def _wake_at(self, at: float) -> None:
+        """Poll again at ``at`` (by the clock), unless a poll is planned sooner: one timer
+        for the process, never one per table."""
+        if self._wake_handle is not None:
+            if self._wake_when <= at:
+                return
+            self._wake_handle.cancel()
+        self._wake_when = at
+        self._wake_handle = asyncio.get_running_loop().call_later(
+            max(at - self.clock(), 0.0), self._woken
+        )
+
+    def _woken(self) -> None:
+        self._wake_handle = None
+        self._in_background(self._poll_and_plan(), "the table scheduler")
+
+    async def _poll_and_plan(self) -> None:
+        """Load what falls due now, then plan the next poll: LOOKAHEAD before the next
+        due time of a table not in memory (read from the index), or none while nothing is
+        due; a table leaving memory plans its own (`_unload_if_idle`)."""
+        if self._polling:
+            self._poll_again = True
+            return
+        self._polling = True
+        try:
+            while True:
+                self._poll_again = False
+                try:
+                    await self.poll_due()
+                    wake = await self._next_wake()
+                except Exception:
+                    # The database away, say: the next poll reads from the same horizon,
+                    # so nothing due is skipped.
+                    log.warning("the table scheduler's poll failed", exc_info=True)
+                    wake = self.clock() + RETRY_SECONDS
+                if not self._poll_again:
+                    break
+        finally:
+            self._polling = False
+        if wake is not None:
+            self._wake_at(wake)
+
+    async def _next_wake(self) -> float | None:
+        """LOOKAHEAD before the next due time of a table not in memory (those in memory
+        keep their own timers); None if there is none."""
+        after = self._horizon if self._horizon is not None else self.clock()
+        shards = self.shards
+        limit = len(self._by_id) + 1
+        if shards.owns_everything:
+            due = await self.storage.next_due(after, limit)
+        else:
+            due = await self.storage.next_due(after, limit, shards.count, shards.ids)
+        for table_id, at in due:
+            if table_id not in self._by_id:
+                return max(at - LOOKAHEAD, self.clock() + RETRY_SECONDS)
+        return None
+
+    async def poll_due(self) -> list[TableSession]:
+        """Load every table of this process's shards due within LOOKAHEAD that is not in
+        memory yet; each one's own timer then carries its event out on time. The ones
+        loaded."""
+        until = self.clock() + LOOKAHEAD
+        if self._horizon is not None and until <= self._horizon:
+            return []
+        loaded = await self._load_due(until, self._horizon)
+        self._horizon = until
+        return loaded
+
+    async def sweep_idle(self) -> list[int]:
+        """Unload every table idle for `idle_seconds` (see `_unload_if_idle`); the ids."""
+        now = self.clock()
+        unloaded: list[int] = []
+        for session in list(self._by_id.values()):
+            if await self._unload_if_idle(session, now):
+                unloaded.append(session.id)
+        return unloaded
+
+    async def _unload_if_idle(self, session: TableSession, now: float) -> bool:
+        """Unload a table idle for `idle_seconds`: no change, click or load for that long,
+        nothing due within it, nothing being carried out or settled. Its due time is
+        stored first, so the scheduler loads it again on time. Whether it was unloaded.
+
+        Its message, buttons and DMs stay as they are: they show its stored state.
+        """
+        if session.lock.locked() or not self._idle(session, now):
+            return False
+        async with session.lock:
+            if self._by_id.get(session.id) is not session or not self._idle(session, now):
+                return False
+            due = due_time(session, now)
+            if due != session.record.due_at:
+                # Planned at an earlier instant (or by an older version): the row must
+                # hold the real due time before the table leaves memory.
+                if not await self.storage.set_due(session.id, session.revision, due):
+                    return False  # the row moved on: kept until a change settles it
+                session.record.due_at = due
+            self._forget(session)
+        log.debug("table %s left memory (next due %s)", session.id, due)
+        if due is not None and self._scheduler is not None and self._is_ready():
+            self._wake_at(due - LOOKAHEAD)
+        return True
+
+    def _idle(self, session: TableSession, now: float) -> bool:
+        """Whether a table may leave memory now (its lock aside)."""
+        if session.unsettled is not None or self.timers.busy(session.id):
+            return False
+        if now - self._used.get(session.id, now) < self.idle_seconds:
+            return False
+        event = next_event(session, now)
+        return event is None or event.due > now + max(self.idle_seconds, LOOKAHEAD)
 
     def unrestorable(self, record: TableRecord) -> str | None:
         """Why an open table's row cannot be run again (None if it can): an unknown game,
@@ -399,6 +733,10 @@ class Tables:
             raise UserError("table.foreign_shard")
         async with self.lock(record.channel_id):
             existing = self.in_channel(record.channel_id)
+            if existing is None:
+                found = await self.storage.open_table_in(record.channel_id)
+                if found is not None:
+                    existing = await self._load_locked(_id_of(found), record.channel_id, found)
             if existing is not None:
                 raise UserError("table.channel_busy", link=existing.jump_url)
             record.meta.setdefault("opened_at", self.clock())
@@ -518,6 +856,12 @@ class Tables:
         except (UserError, ValueError):
             return False
         return True
+
+
+def _id_of(row: TableRecord | BrokenRow) -> int:
+    """A stored row's table id (a stored record always has one)."""
+    assert row.id is not None
+    return row.id
 
 
 def _check_seats(session: TableSession) -> None:

@@ -11,9 +11,11 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
+from bot.engines.contract import GameEngine
 from bot.table.errors import DatabaseDown, SaveUnknown
+from bot.table.meta import TableMeta
 
 if TYPE_CHECKING:
     from bot.table.session import TableSession
@@ -38,7 +40,46 @@ class TimedEvent:
     move: int
 
 
-def next_event(session: TableSession, now: float) -> TimedEvent | None:
+class Timed(Protocol):
+    """What the next event of a table is worked out from: a live session, or a drafted
+    change about to be saved (whose due time is stored with it)."""
+
+    @property
+    def status(self) -> str:
+        """lobby, running, finished, cancelled or abandoned."""
+        ...
+
+    @property
+    def meta(self) -> TableMeta:
+        """The table's metadata (turn clock, away players, opening time)."""
+        ...
+
+    @property
+    def engine(self) -> GameEngine[Any] | None:
+        """The game, if one was dealt."""
+        ...
+
+    def acting_players(self) -> tuple[str, ...]:
+        """Who may act now."""
+        ...
+
+    def plays_itself(self, player: str) -> bool:
+        """Whether a computer makes this seat's moves right now."""
+        ...
+
+    def turn_seconds(self) -> int:
+        """The table's time per turn."""
+        ...
+
+
+def due_time(session: Timed, now: float) -> float | None:
+    """When a table's next timed event falls due (None: nothing is due), as stored in its
+    row for the scheduler."""
+    event = next_event(session, now)
+    return None if event is None else event.due
+
+
+def next_event(session: Timed, now: float) -> TimedEvent | None:
     """The next timed event of a table, from its state alone (pure)."""
     if session.status == "lobby":
         return TimedEvent("expire", session.meta.opened_at + LOBBY_TTL, 0)
@@ -86,6 +127,7 @@ class Timers:
         self._name = name
         self._waiting: dict[int, asyncio.TimerHandle] = {}  # table id -> its next event's timer
         self._tasks: dict[int, asyncio.Task[None]] = {}  # table id -> event being carried out
+        self._running: set[int] = set()  # tables whose event is being carried out (or retried)
 
     def __len__(self) -> int:
         return len(self._waiting.keys() | self._tasks.keys())
@@ -109,6 +151,10 @@ class Timers:
             self._run(session, event), name=f"{self._name}-{session.id}-{event.kind}"
         )
 
+    def busy(self, table_id: int) -> bool:
+        """Whether a table's timed event is being carried out now (or retried)."""
+        return table_id in self._running
+
     def cancel(self, table_id: int) -> None:
         """Stop whatever was scheduled for a table."""
         waiting = self._waiting.pop(table_id, None)
@@ -130,6 +176,19 @@ class Timers:
             # Due later than the timer fired (the clock was set back, or the bot became
             # ready late after a restart's timers were set): wait out the rest.
             await asyncio.sleep(delay)
+        self._running.add(session.id)
+        try:
+            await self._carry_out(session, event)
+        finally:
+            self._running.discard(session.id)
+        if self._tasks.get(session.id) is asyncio.current_task():
+            # Done without a change that planned the next event (a ping): plan it now.
+            del self._tasks[session.id]
+            if session.is_open:
+                self.schedule(session)
+
+    async def _carry_out(self, session: TableSession, event: TimedEvent) -> None:
+        """Carry an event out, retried until it is done (or the table closed)."""
         attempt = 0
         while True:
             try:
@@ -164,8 +223,3 @@ class Timers:
                 await asyncio.sleep(delay)
             if not session.is_open:
                 break
-        if self._tasks.get(session.id) is asyncio.current_task():
-            # Done without a change that planned the next event (a ping): plan it now.
-            del self._tasks[session.id]
-            if session.is_open:
-                self.schedule(session)

@@ -33,7 +33,8 @@ class Table:
 
     @property
     def session(self) -> TableSession:
-        """The table's session: the live one, or the last one seen once the table closed."""
+        """The table's session: the live one, or the last one seen once the table closed
+        or left memory (it holds the stored state)."""
         live = self.env.bot.tables.get(self.table_id)
         if live is not None:
             self.last_session = live
@@ -57,10 +58,9 @@ class Table:
 
     @property
     def running(self) -> bool:
-        """Whether the game is still being played."""
-        return self.env.bot.tables.get(self.table_id) is not None and (
-            self.session.status == "running"
-        )
+        """Whether the game is still being played (in memory, or out of it since its
+        last change)."""
+        return self.session.status == "running"
 
     @property
     def message(self) -> discord.Message:

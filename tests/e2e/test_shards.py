@@ -250,7 +250,7 @@ async def test_a_process_claims_its_shards_before_it_restores_their_tables(
     calls: list[tuple[Any, ...]] = []
     # The backend's class: each backend has its own claim (SQLite's is a no-op).
     backend = type(simcord_env.bot.storage)
-    claim, read = backend.claim_shards, backend.open_tables
+    claim, read = backend.claim_shards, backend.due_tables
 
     async def claiming(self: Storage, shard_ids: Sequence[int], count: int | None = None) -> None:
         calls.append(("claim", tuple(shard_ids), count))
@@ -258,19 +258,21 @@ async def test_a_process_claims_its_shards_before_it_restores_their_tables(
 
     async def reading(
         self: Storage,
-        game: str | None = None,
+        until: float,
+        since: float | None = None,
         shard_count: int | None = None,
         shard_ids: Collection[int] | None = None,
     ) -> list[Any]:
         calls.append(("restore", shard_count, None if shard_ids is None else sorted(shard_ids)))
-        return await read(self, game, shard_count, shard_ids)
+        return await read(self, until, since, shard_count, shard_ids)
 
     monkeypatch.setattr(backend, "claim_shards", claiming)
-    monkeypatch.setattr(backend, "open_tables", reading)
+    monkeypatch.setattr(backend, "due_tables", reading)
     await simcord_env.restart_bot(shard_bot((1,)))
     count = simcord_env.bot.shard_set.count
-    # Only shard 1's tables are read from the database.
-    assert count and calls == [("claim", (1,), count), ("restore", count, [1])]
+    # Only shard 1's tables are read from the database (what is due, at start).
+    assert count and calls[:2] == [("claim", (1,), count), ("restore", count, [1])]
+    assert all(call == ("restore", count, [1]) for call in calls[1:])
 
     calls.clear()
     rows: list[TableRecord | None] = [

@@ -97,6 +97,7 @@ def test_parse_dotenv_example_file() -> None:
         "CARDTABLE_AI_WORKERS",
         "CARDTABLE_REST_RATE",
         "CARDTABLE_REST_SHARE",
+        "CARDTABLE_TABLE_IDLE_SECONDS",
         "DISCORD_API_BASE",
     }
 
@@ -540,3 +541,13 @@ def test_a_wrong_rate_setting_is_named(tmp_path: Path, name: str, raw: str) -> N
     """A rate, share or proxy address that cannot be used stops the bot, naming it."""
     with pytest.raises(ConfigError, match=name):
         load(tmp_path, **{name: raw})
+
+
+def test_the_table_idle_time_is_read(tmp_path: Path) -> None:
+    """Tables leave memory after five minutes unused by default, or after the time set;
+    a time that is not a positive number stops the bot, naming the setting."""
+    assert load(tmp_path).table_idle_seconds == 300.0
+    assert load(tmp_path, CARDTABLE_TABLE_IDLE_SECONDS="90").table_idle_seconds == 90.0
+    for raw in ("0", "soon", "-5"):
+        with pytest.raises(ConfigError, match="CARDTABLE_TABLE_IDLE_SECONDS"):
+            load(tmp_path, CARDTABLE_TABLE_IDLE_SECONDS=raw)

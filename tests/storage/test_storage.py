@@ -899,3 +899,50 @@ async def test_lost_claim_taken_meanwhile_is_given_up(
         await third.claim_shards([5])  # the refused attempts kept nothing of shard 5
     finally:
         await third.close()
+
+
+async def test_due_tables_are_read_soonest_first_by_shard(storage: Storage) -> None:
+    """due_tables reads the open tables due in a window, soonest first, of some shards;
+    next_due the due times after an instant; closed tables and tables with nothing due
+    never come back."""
+    odd = 1 << 22  # a guild of shard 1 of 2
+    rows = [
+        lobby(100, due_at=50.0),
+        lobby(101, due_at=10.0),
+        lobby(102, due_at=30.0, guild_id=odd),
+        lobby(103, due_at=None),
+        lobby(104, due_at=20.0, status="finished"),
+        lobby(105, due_at=90.0),
+    ]
+    created = [await storage.create_table(row) for row in rows]
+    ids = [record.id for record in created]
+    assert [r.id for r in await storage.due_tables(60.0)] == [ids[1], ids[2], ids[0]]
+    assert [r.id for r in await storage.due_tables(60.0, 30.0)] == [ids[2], ids[0]]
+    assert [r.id for r in await storage.due_tables(60.0, None, 2, [0])] == [ids[1], ids[0]]
+    assert [r.id for r in await storage.due_tables(60.0, None, 2, [1])] == [ids[2]]
+    assert await storage.next_due(30.0, 5) == [(ids[0], 50.0), (ids[5], 90.0)]
+    assert await storage.next_due(0.0, 1, 2, [1]) == [(ids[2], 30.0)]
+
+
+async def test_set_due_writes_only_the_revision_it_names(storage: Storage) -> None:
+    """set_due stores a table's next due time without bumping its revision, and changes
+    nothing if the row moved on meanwhile."""
+    record = await storage.create_table(lobby(due_at=10.0))
+    assert await storage.set_due(record.id or 0, 0, 500.0)
+    stored = await storage.get_table(record.id or 0)
+    assert stored is not None and stored.due_at == 500.0 and stored.revision == 0
+    assert not await storage.set_due(record.id or 0, 3, 1.0)
+    stored = await storage.get_table(record.id or 0)
+    assert stored is not None and stored.due_at == 500.0
+
+
+async def test_a_save_writes_the_due_time_and_quarantine_clears_it(storage: Storage) -> None:
+    """The due time is one of the columns a save writes; a quarantined table has none."""
+    record = await storage.create_table(lobby(due_at=10.0))
+    record.due_at = 99.5
+    await storage.save_table(record, columns=["due_at", "meta"])
+    assert [(r.id, r.due_at) for r in await storage.due_tables(100.0)] == [(record.id, 99.5)]
+    await storage.quarantine(record.id or 0)
+    assert await storage.due_tables(1e12) == []
+    stored = await storage.load_table(record.id or 0)
+    assert isinstance(stored, TableRecord) and stored.due_at is None

@@ -271,8 +271,9 @@ async def test_human_move_is_saved_with_its_log_row(h: Harness, spec: GameSpec) 
 
 @SPECS
 async def test_each_change_writes_only_the_columns_it_changed(h: Harness, spec: GameSpec) -> None:
-    """A join writes the seats, a start the status and the game, a move the game and its
-    move number: the metadata always, the rest never, and the stored row is as in memory."""
+    """A join writes the seats, a start the status and the game (and its first due time,
+    a deadline), a move the game, its move number and the next deadline: the metadata
+    always, the rest never, and the stored row is as in memory."""
     writes: list[list[str]] = []
     save = h.storage.save_table
 
@@ -285,11 +286,12 @@ async def test_each_change_writes_only_the_columns_it_changed(h: Harness, spec: 
     await seat(session, BEN, CID)
     assert writes[-1] == ["meta", "seats"]
     await session.change(lambda d: d.start(HOST, 7))
-    assert writes[-1] == ["meta", "move_number", "state", "status"]
+    assert writes[-1] == ["due_at", "meta", "move_number", "state", "status"]
     player = acting(session)
     action = a_legal_move(session, player)
+    h.clock.advance(1)
     await session.change(lambda d: d.human_move(player, action, expected_move=0, locale=None))
-    assert writes[-1] == ["meta", "move_number", "state"]
+    assert writes[-1] == ["due_at", "meta", "move_number", "state"]
     await session.change(lambda d: d.set_message(4242))
     assert writes[-1] == ["message_id", "meta"]
     assert await stored(h, session) == session.record
@@ -312,6 +314,7 @@ def test_a_draft_copies_every_field_of_the_record() -> None:
         "meta": {},
         "id": 10,
         "revision": 11,
+        "due_at": 12.5,
     }
     assert set(values) == {f.name for f in dataclasses.fields(TableRecord)}
     live = TableRecord(**values)  # type: ignore[arg-type]
@@ -766,6 +769,8 @@ async def test_restore_skips_a_row_with_unparsable_json(
     """A row whose state is not even JSON (a torn write) is quarantined; the others restore."""
     broken = await started(h, NOTHANKS)
     good = await open_lobby(h, RAGE, channel=CHANNEL + 1)
+    await seat(good, BEN, CID)
+    await good.change(lambda d: d.start(HOST, 3))  # running: due within the idle time
     h.tables.close()
     await corrupt(h, broken.id, "state", '{"players": ["1", "2"')
     tables = make_tables(h.storage, h.clock, asyncio.Event())

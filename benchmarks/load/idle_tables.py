@@ -265,6 +265,7 @@ class Boot:
     ready_seconds: float
     rss_ready: int
     rss_settled: int
+    due: int | None = None  # tables due within 5 minutes of the start (None: no due column)
 
 
 async def boot(
@@ -292,6 +293,7 @@ async def measure_boot(
     fill_seconds: float,
 ) -> Boot:
     """Start the bot on a database, measure, stop it."""
+    due = await due_soon(where)
     fake = FakeDiscord(fakes)
     await fake.start()
     try:
@@ -303,7 +305,19 @@ async def measure_boot(
             run.stop(bot.process)
     finally:
         await fake.close()
-    return Boot(tables, fill_seconds, bot.ready_seconds, bot.rss_ready, settled)
+    return Boot(tables, fill_seconds, bot.ready_seconds, bot.rss_ready, settled, due)
+
+
+async def due_soon(where: Where) -> int | None:
+    """Open tables whose stored due time (issue 42's column) is past or within 5 minutes:
+    the ones a start loads (a reminder or a deadline that passed while the bot was down,
+    or falls due soon). None where the column does not exist."""
+    soon = time.time() + 300
+    try:
+        rows = await where.rows(f"SELECT COUNT(*) FROM tables WHERE due_at <= {soon}")
+    except (sqlite3.Error, asyncpg.PostgresError):
+        return None
+    return int(rows[0][0])
 
 
 async def startup(args: argparse.Namespace, server: run.Database) -> int:
@@ -321,7 +335,8 @@ async def startup(args: argparse.Namespace, server: run.Database) -> int:
             print(
                 f"  round {round_ + 1}, {tables} tables: filled in {result.fill_seconds:.1f} s,"
                 f" ready in {result.ready_seconds:.2f} s, RSS {result.rss_ready / 2**20:.1f} MB"
-                f" at ready, {result.rss_settled / 2**20:.1f} MB after {args.settle:.0f} s",
+                f" at ready, {result.rss_settled / 2**20:.1f} MB after {args.settle:.0f} s"
+                + ("" if result.due is None else f"; {result.due} due within 5 minutes"),
                 flush=True,
             )
     empty = min(runs[0], key=lambda b: b.ready_seconds)

@@ -19,7 +19,7 @@ and options), started the same way. Three commands:
   person's timeouts counted more than once, or more moves than people awaited. Target:
   p99 at most 2 s late, none twice.
 - ``clicks``: a Take on a No Thanks! table nobody touched since the bot started (in
-  memory today, unloaded once issue 42 is built), each table clicked once: first
+  memory before issue 42, out of memory since), each table clicked once: first
   ``--clicks`` at ``--rate`` a second, then ``--burst-rate`` a second for
   ``--burst-seconds``, from ``--wait`` (10) seconds after ready. Latency is
   INTERACTION_CREATE sent to the answer (the interaction callback, or for a deferred

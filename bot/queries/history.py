@@ -13,8 +13,9 @@ from typing import Any
 from bot.storage import Storage
 from bot.table.replay import GameSummary, StoredGame, StoredSeat
 
-# The history list shows finished games; abandoned ones count for nothing.
-LISTED = ("finished",)
+# The history list shows finished games, and turn-based ones the host ended after they
+# stalled (said as such); abandoned ones count for nothing.
+LISTED = ("finished", "stalled")
 SEAT_COLUMNS = "table_id, seat, player, seat_player, name, level, score, rank, rating_change"
 
 

@@ -33,7 +33,7 @@ class GameResult:
     guild_id: int | None
     channel_id: int
     game: str
-    status: str  # "finished" or "abandoned"
+    status: str  # "finished", "abandoned" or "stalled" (ended by the host, unrated)
     seed: str
     options: dict[str, Any]
     started_at: float

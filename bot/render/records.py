@@ -307,6 +307,7 @@ def history_message(
                 players=_names(game.seats, locale),
             )
             + _pace_note(game, locale)
+            + (" · " + t("history.stalled", locale) if game.status == "stalled" else "")
             + (f"\n{MEDAL} {winners}" if winners else "")
         )
         label = f"{number}. {title}"

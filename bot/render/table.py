@@ -212,8 +212,8 @@ def closed_embed(public: PublicTable, renderer: GameRenderer, locale: object) ->
     """A lobby cancelled or expired, or a game stopped before its end."""
     facts = public.facts
     how = "cancelled" if facts.status == "cancelled" else "abandoned"
-    if public.closed_reason == "expired":
-        how = "expired"
+    if public.closed_reason in ("expired", "stalled"):
+        how = public.closed_reason
     by = f"<@{public.closed_by}>" if public.closed_by is not None else ""
     return discord.Embed(
         title=t("closed.title", locale, game=renderer.title(locale)),

@@ -105,7 +105,7 @@ class TableMeta:
     notice: Notice | None = None
     dm_closed: list[str] = field(default_factory=list)
     hint_pending: list[str] = field(default_factory=list)
-    closed_reason: str | None = None  # "expired" for a lobby nobody started
+    closed_reason: str | None = None  # "expired" (lobby) or "stalled" (Draft.stalled)
     closed_by: int | None = None
     rematch_of: int | None = None
     invited: list[int] = field(default_factory=list)  # former players asked to a rematch

@@ -203,7 +203,24 @@ class Draft:
         """`/stop`: end a lobby or a game (host, or someone who may manage messages)."""
         if by != self.record.host_id and not may_manage:
             raise UserError("table.not_host_stop")
-        self.close("abandoned" if self.record.status == "running" else "cancelled", by=by)
+        if self.record.status != "running":
+            self.close("cancelled", by=by)
+        else:
+            self.close("abandoned", by=by, reason="stalled" if self.stalled() else None)
+
+    def stalled(self) -> bool:
+        """Whether this turn-based game has stalled: a person has missed a turn (and not
+        moved since), or no person has acted at the table for longer than its pace.
+
+        A live table never stalls: its clock is seconds, and a stop there is abandoning.
+        """
+        if not self.meta.pace or self.record.status != "running":
+            return False
+        people = {str(seat) for seat in self.record.seats} - set(self.meta.computers)
+        if any(self.meta.timeouts.get(player, 0) > 0 for player in people):
+            return True
+        last = max((self.meta.acted.get(player, 0.0) for player in people), default=0.0)
+        return self.now - last > self.meta.pace
 
     def cancel(self, by: int, may_manage: bool) -> None:
         """Cancel a lobby (host, or someone who may manage messages)."""
@@ -452,7 +469,11 @@ def game_result(
         guild_id=record.guild_id,
         channel_id=record.channel_id,
         game=spec.name,
-        status=record.status,
+        # A stalled game (the host ended it after it stalled) is kept as its own ending,
+        # unrated like an abandoned one, so the history can list it and say so.
+        status="stalled"
+        if record.status == "abandoned" and meta.closed_reason == "stalled"
+        else record.status,
         seed=str(engine.seed),
         # A turn-based game's pace is kept with its options (the history shows it).
         options=dict(record.options) | ({"pace": meta.pace} if meta.pace else {}),

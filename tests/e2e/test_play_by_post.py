@@ -16,6 +16,7 @@ from simcord.results import InteractionResult
 from bot.client.bot import CardtableBot
 from bot.client.publishing.notices import NOTICE_GAP, RECENTLY
 from bot.engines.rage import Phase, RageState
+from bot.i18n import t
 from bot.table.meta import PACES
 from bot.table.timers import BOT_DELAY
 from tests.e2e.helpers import (
@@ -780,3 +781,52 @@ async def test_away_holds_a_table_out_of_memory(simcord_env: Env) -> None:
     session = await table.reload()
     assert session.engine is not None
     assert session.engine.move_number == before.move_number + 1
+
+
+async def stop_and_list(table: Table) -> tuple[str, str]:
+    """The host stops the table; the table's closed message and the server's history."""
+    stopped = await table.players[0].slash(table.channel, "nothanks stop")
+    assert stopped.ephemeral and stopped.response.content == t("table.stopped", "en"), stopped
+    closed = table.message.embeds[0].description or ""
+    listed = await table.players[0].slash(table.channel, "cardtable history")
+    return closed, listed.response.embeds[0].description or ""
+
+
+async def test_the_host_ends_a_stalled_game_and_the_records_say_so(simcord_env: Env) -> None:
+    """A 24 h game whose person missed a turn (a day passed) is stalled: a non-host may
+    not stop it; the host's stop says "ended by the host after it stalled", the history
+    lists the game with that ending, and no rating changed."""
+    table = await turn_based_table(simcord_env, 3)
+    waiting = table.game.active_player
+    before = table.game.move_number
+    await pass_time(simcord_env, DAY + 60)
+    assert table.game.move_number > before
+    assert table.session.meta.timeouts[waiting] == 1
+    refused = await table.players[1].slash(table.channel, "nothanks stop")
+    assert refused.ephemeral and refused.response.content == t("table.not_host_stop", "en")
+    assert table.session.status == "running"
+    closed, history = await stop_and_list(table)
+    assert closed == t("closed.stalled", "en", user=f"<@{table.players[0].id}>")
+    assert "ended by the host after it stalled" in closed
+    assert t("history.stalled", "en") in history and "No Thanks!" in history
+    assert table.session.meta.closed_reason == "stalled"
+    rows = await simcord_env.bot.tables.storage.read(
+        "SELECT status FROM games WHERE table_id = ?", (table.session.id,)
+    )
+    assert [row["status"] for row in rows] == ["stalled"]
+    rated = await simcord_env.bot.tables.storage.read(
+        "SELECT rating_change FROM game_players WHERE table_id = ?", (table.session.id,)
+    )
+    assert rated and all(row["rating_change"] is None for row in rated)
+
+
+async def test_stopping_a_fresh_turn_based_game_abandons_it_as_before(simcord_env: Env) -> None:
+    """An hour into a 24 h game nobody has missed a turn: the host's stop abandons it
+    as today (the abandoned message; the history does not list it)."""
+    table = await turn_based_table(simcord_env, 3)
+    await pass_time(simcord_env, HOUR)
+    assert not (await table.reload()).meta.timeouts
+    closed, history = await stop_and_list(table)
+    assert closed == t("closed.abandoned", "en", user=f"<@{table.players[0].id}>")
+    assert history == t("history.empty", "en")
+    assert (await table.reload()).meta.closed_reason is None

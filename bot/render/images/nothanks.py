@@ -222,17 +222,22 @@ def _draw_runs(
             c.number_card(draw, box, number, CARD_SIZE, dim=not counts)
 
 
+def _frame(draw: ImageDraw.ImageDraw, top: float, height: float) -> None:
+    """The frame around a marked row (the turn's player, or a final board's winner)."""
+    edge = c.px(4)
+    draw.rounded_rectangle(
+        (MARGIN - edge, top - edge, c.WIDTH - MARGIN + edge, top + height + edge),
+        radius=c.px(5),
+        outline=c.ACTIVE,
+        width=c.px(1.5),
+    )
+
+
 def _draw_row(draw: ImageDraw.ImageDraw, row: Row, top: float) -> float:
     """One player: name and figures on the left, the cards on the right; the row's height."""
     height = _row_height(row)
     if row.marked:
-        edge = c.px(4)
-        draw.rounded_rectangle(
-            (MARGIN - edge, top - edge, c.WIDTH - MARGIN + edge, top + height + edge),
-            radius=c.px(5),
-            outline=c.ACTIVE,
-            width=c.px(1.5),
-        )
+        _frame(draw, top, height)
     x: float = MARGIN
     name_mid = top + LINE / 2
     if row.rank is not None:
@@ -337,13 +342,7 @@ def _draw_final_row(draw: ImageDraw.ImageDraw, row: Row, top: float, left: float
     the sum, then the cards beside it; the row's height."""
     height = _final_row_height(row, left)
     if row.marked:
-        edge = c.px(4)
-        draw.rounded_rectangle(
-            (MARGIN - edge, top - edge, c.WIDTH - MARGIN + edge, top + height + edge),
-            radius=c.px(5),
-            outline=c.ACTIVE,
-            width=c.px(1.5),
-        )
+        _frame(draw, top, height)
     mid = top + LINE / 2
     rank = row.rank or 0
     medal = {1: c.GOLD, 2: (200, 204, 212), 3: (205, 127, 50)}.get(rank, c.FELT_LINE)

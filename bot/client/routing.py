@@ -126,18 +126,20 @@ class ClickRouter:
         """Route a click on a table component by its custom_id (any message, any age)."""
         if interaction.type is not discord.InteractionType.component:
             return
+        # A click handed over by another process: how long ago (None: from our gateway).
         lag = self.handoff.lag_of(interaction.id)
-        click = parse_click(interaction.data)
-        if click is None:
-            self.handoff.forget(interaction.id)
-            return
         try:
-            with timing_click(), answering_sooner(lag or 0.0):
-                await self.route(interaction, click, handed=lag is not None)
+            click = parse_click(interaction.data)
+            if click is None:
+                return
+            try:
+                with timing_click(), answering_sooner(lag or 0.0):
+                    await self.route(interaction, click, handed=lag is not None)
+            finally:
+                # Nothing answers a table click after its route returns (no task keeps it).
+                release(interaction)
         finally:
-            # Nothing answers a table click after its route returns (no task keeps it).
-            release(interaction)
-            self.handoff.forget(interaction.id)
+            self.handoff.forget(interaction.id)  # its raw payload, kept to hand it over
 
     async def route(
         self, interaction: discord.Interaction, click: Click, *, handed: bool = False

@@ -297,8 +297,10 @@ class FakeDiscord:
     # to), and those sent to the fake's own host, by method and path.
     hosts: Counter[str] = field(default_factory=Counter)
     direct: Counter[str] = field(default_factory=Counter)
-    # Every DM message sent, as (user id, the message as echoed), and every edit of a
-    # message in a channel, as (channel id, message id, body): what tests look at.
+    # With ``record`` set (tests; a long load run would hoard them): every DM message
+    # sent, as (user id, the message as echoed), and every edit of a message in a
+    # channel, as (channel id, message id, body).
+    record: bool = False
     dm_messages: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     edits: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
 
@@ -526,7 +528,7 @@ class FakeDiscord:
         raw = request.match_info["message"]
         message_id = self.new_id() if raw == "@original" else int(raw)
         channel_id = int(request.match_info.get("channel", 0))
-        if request.method == "PATCH" and kind == "channel":
+        if self.record and request.method == "PATCH" and kind == "channel":
             self.edits.append((channel_id, message_id, body))
         return json_response(message(message_id, channel_id, body))
 
@@ -536,7 +538,7 @@ class FakeDiscord:
         channel_id = int(request.match_info["channel"])
         self.requests["POST DM" if channel_id in self._dm_ids else "POST channel message"] += 1
         sent = message(self.new_id(), channel_id, body)
-        if channel_id in self._dm_ids:
+        if self.record and channel_id in self._dm_ids:
             self.dm_messages.append((self._dm_users[channel_id], sent))
         return json_response(sent)
 

@@ -148,7 +148,7 @@ async def test_a_dm_click_for_another_process_table_is_answered_by_that_process(
     within 3 s, and nothing changes."""
     guilds = run.make_guilds(2)
     table_guild = guilds[1]  # on shard 1 of 2
-    fake = run.FakeDiscord(guilds)
+    fake = run.FakeDiscord(guilds, record=True)
     base_url = await fake.start()
     owner_url = base_url.replace("127.0.0.1", "localhost")
     clicks = Clicks(fake)

@@ -158,6 +158,7 @@ class Callback:
     type: int
     data: dict[str, Any]
     message: dict[str, Any] | None = None  # the message it created or edited, as echoed
+    host: str = ""  # the Host it was sent to (processes given different hosts tell apart)
 
     @property
     def ephemeral(self) -> bool:
@@ -296,6 +297,12 @@ class FakeDiscord:
     # to), and those sent to the fake's own host, by method and path.
     hosts: Counter[str] = field(default_factory=Counter)
     direct: Counter[str] = field(default_factory=Counter)
+    # With ``record`` set (tests; a long load run would hoard them): every DM message
+    # sent, as (user id, the message as echoed), and every edit of a message in a
+    # channel, as (channel id, message id, body).
+    record: bool = False
+    dm_messages: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    edits: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
 
     def new_id(self) -> int:
         """A fresh snowflake."""
@@ -481,7 +488,7 @@ class FakeDiscord:
         interaction_id = int(request.match_info["id"])
         kind = int(body.get("type", 0))
         data = body.get("data") or {}
-        answered = Callback(at, kind, data)
+        answered = Callback(at, kind, data, host=request.host)
         interaction: dict[str, Any] = {
             "id": str(interaction_id),
             "type": 3,
@@ -521,6 +528,8 @@ class FakeDiscord:
         raw = request.match_info["message"]
         message_id = self.new_id() if raw == "@original" else int(raw)
         channel_id = int(request.match_info.get("channel", 0))
+        if self.record and request.method == "PATCH" and kind == "channel":
+            self.edits.append((channel_id, message_id, body))
         return json_response(message(message_id, channel_id, body))
 
     async def send(self, request: web.Request) -> web.Response:
@@ -528,7 +537,10 @@ class FakeDiscord:
         body = await read_body(request)
         channel_id = int(request.match_info["channel"])
         self.requests["POST DM" if channel_id in self._dm_ids else "POST channel message"] += 1
-        return json_response(message(self.new_id(), channel_id, body))
+        sent = message(self.new_id(), channel_id, body)
+        if self.record and channel_id in self._dm_ids:
+            self.dm_messages.append((self._dm_users[channel_id], sent))
+        return json_response(sent)
 
     async def dm_channel(self, request: web.Request) -> web.Response:
         """POST /users/@me/channels: the DM channel with a user (one per user)."""

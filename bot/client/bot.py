@@ -156,13 +156,18 @@ class CardtableBot(commands.AutoShardedBot):
         # health check may probe the lock to learn whether this process still lives.
         self.holds_instance_lock = False
         # Each game's cog registers itself with the router, so a click finds its game.
-        self.router = ClickRouter(self)
+        self.router = ClickRouter(self, lambda: self._connection.parsers["INTERACTION_CREATE"])
         self.table_cogs = self.router.handlers
         # `python -m bot` sets it: a test process must not freeze its fixtures out of reach.
         self.freeze_when_ready = False
         self._frozen = False
         parsers = self._connection.parsers
-        parsers["INTERACTION_CREATE"] = slimming_clicked_messages(parsers["INTERACTION_CREATE"])
+        # With other processes beside it, a DM click's raw payload is kept until routed: one
+        # for another process's table is handed over as it came (bot.client.handoff).
+        keep = None if self.shard_set.owns_everything else self.router.handoff.keep
+        parsers["INTERACTION_CREATE"] = slimming_clicked_messages(
+            parsers["INTERACTION_CREATE"], keep
+        )
 
     async def on_error(self, event_method: str, /, *args: object, **kwargs: object) -> None:
         """Log an unexpected error with its context and traceback (called inside ``except``)."""
@@ -329,6 +334,12 @@ class CardtableBot(commands.AutoShardedBot):
         # Game reviews of every game: worked out one at a time in the thinking pool, kept.
         self.reviews = Reviews(self.tables.thinking)
         self.tables.publisher = self.publisher
+        if self.serve_tables and self.storage.hands_off and not self.shard_set.owns_everything:
+            # DM clicks for our tables that reached another process (Discord sends every
+            # DM interaction to shard 0) are handed to us through the database.
+            await self.storage.listen_for_clicks(
+                self.shard_set.claims(), self.router.handoff.handed
+            )
         # Command names and descriptions in every catalogue language, applied when synced.
         await self.tree.set_translator(CatalogueTranslator())
         for extension in self.extensions_to_load:
@@ -378,6 +389,7 @@ class CardtableBot(commands.AutoShardedBot):
                 log.warning("cannot remove the heartbeat file: %s", exc)
         for task in list(self._beats):
             task.cancel()
+        self.router.handoff.close()
         tables = getattr(self, "tables", None)
         if tables is not None:
             tables.close()

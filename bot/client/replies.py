@@ -44,6 +44,22 @@ def timing_click() -> Iterator[None]:
         _click_arrived.reset(token)
 
 
+# How much sooner than usual the clicks handled in this task must be answered: a click
+# handed over by another process (bot.client.handoff) reached Discord's clock that long
+# before it reached this one.
+_answer_sooner: ContextVar[float] = ContextVar("answer_sooner", default=0.0)
+
+
+@contextlib.contextmanager
+def answering_sooner(seconds: float) -> Iterator[None]:
+    """Within: every `Reply` defers (and gives up a change) ``seconds`` sooner."""
+    token = _answer_sooner.set(max(seconds, 0.0))
+    try:
+        yield
+    finally:
+        _answer_sooner.reset(token)
+
+
 def click_answered() -> None:
     """The click this task handles just got its first answer outside a `Reply` (which
     times its own): time it, once."""
@@ -194,6 +210,8 @@ def release(interaction: discord.Interaction) -> None:
 # Discord wants an answer within 3 seconds; a click still working after this long is
 # deferred, and its message edited once the work is done.
 ANSWER_WITHIN = 2.0
+# The least time a click handed over late is given before it is deferred.
+MIN_WITHIN = 0.1
 # Clicks that start answering within this span share one timer: a click is deferred after
 # between ANSWER_WITHIN - SHARED_SPAN and ANSWER_WITHIN seconds.
 SHARED_SPAN = 0.2
@@ -261,10 +279,12 @@ class Reply:
 
     def __init__(self, interaction: discord.Interaction, *, within: float | None = None) -> None:
         self.interaction = interaction
-        self.within = ANSWER_WITHIN if within is None else within
+        sooner = _answer_sooner.get()
+        # A handed click: its time on Discord's clock began before it arrived here.
+        self.within = max((ANSWER_WITHIN if within is None else within) - sooner, MIN_WITHIN)
         # When the final answer is due (the loop's clock): a change made for this click
         # that could not be answered by then is refused at once (TableSession.change).
-        self.deadline = asyncio.get_running_loop().time() + CLICK_BUDGET
+        self.deadline = asyncio.get_running_loop().time() + CLICK_BUDGET - sooner
         # A shared timer, not a sleeping task: nothing waits on it unless it fires.
         self._watch: _Watch | None = None
         self._defer: asyncio.Task[None] | None = None

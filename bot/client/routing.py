@@ -9,7 +9,8 @@ from typing import Any, Protocol
 
 import discord
 
-from bot.client.replies import answer_error, release, timing_click
+from bot.client.handoff import Handoff
+from bot.client.replies import answer_error, answering_sooner, release, timing_click
 from bot.render.components import TABLE_PREFIXES, Click, parse_click
 from bot.storage import Storage
 from bot.table.errors import UserError
@@ -28,20 +29,28 @@ class ClickHandler(Protocol):
 
 
 class RoutingHost(Protocol):
-    """What routing needs from the bot: its shards, tables and storage."""
+    """What routing needs from the bot: its shards, tables, storage and readiness."""
 
     shard_set: ShardSet
     tables: Tables
     storage: Storage
 
+    def is_ready(self) -> bool:
+        """Whether the gateway session is ready."""
+        ...
 
-def slimming_clicked_messages(parse: Callable[[Any], None]) -> Callable[[Any], None]:
+
+def slimming_clicked_messages(
+    parse: Callable[[Any], None], keep: Callable[[dict[str, Any]], None] | None = None
+) -> Callable[[Any], None]:
     """discord.py's INTERACTION_CREATE parser, without the clicked table message's embeds,
-    components and attachments.
+    components and attachments; ``keep`` is given each table click's raw payload (slimmed)
+    before it is parsed.
 
     A click carries the whole message it was made on, and discord.py turns it into a
     Message (its embeds and every component row) before the click is dispatched. A table
-    click reads only that message's id and flags; its contents are the bot's own.
+    click reads only that message's id and flags; its contents are the bot's own. The raw
+    payload is what a DM click for another process's table is handed over as.
     """
 
     def parse_interaction_create(data: Any) -> None:
@@ -50,6 +59,8 @@ def slimming_clicked_messages(parse: Callable[[Any], None]) -> Callable[[Any], N
             custom_id = (data.get("data") or {}).get("custom_id")
             if isinstance(custom_id, str) and custom_id.startswith(TABLE_PREFIXES):
                 data["message"] = {**message, "embeds": [], "components": [], "attachments": []}
+                if keep is not None:
+                    keep(data)
         parse(data)
 
     return parse_interaction_create
@@ -76,14 +87,18 @@ class ClickRouter:
 
     Usage::
 
-        router = ClickRouter(bot)
+        router = ClickRouter(bot, lambda: bot._connection.parsers["INTERACTION_CREATE"])
         router.handlers["nothanks"] = nothanks_cog  # each game's cog registers itself
         await router.on_interaction(interaction)  # from the bot's on_interaction
     """
 
-    def __init__(self, host: RoutingHost) -> None:
+    def __init__(
+        self, host: RoutingHost, parse: Callable[[], Callable[[dict[str, Any]], None]]
+    ) -> None:
         self.host = host
         self.handlers: dict[str, ClickHandler] = {}
+        # DM clicks for other processes' tables: handed over, and taken from others.
+        self.handoff = Handoff(host, parse)
 
     async def foreign_guild_of(
         self, interaction: discord.Interaction, click: Click
@@ -111,18 +126,32 @@ class ClickRouter:
         """Route a click on a table component by its custom_id (any message, any age)."""
         if interaction.type is not discord.InteractionType.component:
             return
-        click = parse_click(interaction.data)
-        if click is not None:
+        # A click handed over by another process: how long ago (None: from our gateway).
+        lag = self.handoff.lag_of(interaction.id)
+        try:
+            click = parse_click(interaction.data)
+            if click is None:
+                return
             try:
-                with timing_click():
-                    await self.route(interaction, click)
+                with timing_click(), answering_sooner(lag or 0.0):
+                    await self.route(interaction, click, handed=lag is not None)
             finally:
                 # Nothing answers a table click after its route returns (no task keeps it).
                 release(interaction)
+        finally:
+            self.handoff.forget(interaction.id)  # its raw payload, kept to hand it over
 
-    async def route(self, interaction: discord.Interaction, click: Click) -> None:
-        """Hand a table component's click to its game's cog (if the table is ours)."""
+    async def route(
+        self, interaction: discord.Interaction, click: Click, *, handed: bool = False
+    ) -> None:
+        """Hand a table component's click to its game's cog (if the table is ours; a DM
+        click for another process's table is handed to that process, unless ``handed``:
+        it was handed here, and this process no longer runs the table either)."""
         foreign, guild_id = await self.foreign_guild_of(interaction, click)
+        dm = interaction.guild_id is None
+        handing = foreign and dm and guild_id is not None and not handed
+        if handing and await self.handoff.hand(interaction, click, guild_id or 0):
+            return
         if foreign:
             what = f"{click.game} table {click.table_id} ({click.action})"
             log_foreign(self.host.shard_set, interaction, what, guild_id)

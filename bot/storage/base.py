@@ -133,6 +133,36 @@ class Storage(ABC):
     async def read(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of a read-only query (the records' history, stats and leaderboards)."""
 
+    # -- clicks handed to the process that runs their table ---------------------------
+    # Only PostgreSQL, where several processes share the database, hands clicks over;
+    # on SQLite one process runs every table and these are never called.
+    hands_off: bool = False
+
+    async def hand_click(self, shard: int, payload: str, now: float) -> int:
+        """Hand an interaction's raw payload to the process of ``shard`` (and wake it);
+        the handed click's id."""
+        raise NotImplementedError(f"{type(self).__name__} does not hand clicks over")
+
+    async def claim_click(self, click_id: int, by: str, now: float) -> tuple[str, float] | None:
+        """Take a handed click to answer it: its payload and when it was handed, or None if
+        it was claimed already or cancelled (atomic: exactly one of claim and cancel wins)."""
+        raise NotImplementedError(f"{type(self).__name__} does not hand clicks over")
+
+    async def cancel_click(self, click_id: int) -> bool:
+        """Withdraw a handed click nobody claimed; False if it was claimed first."""
+        raise NotImplementedError(f"{type(self).__name__} does not hand clicks over")
+
+    async def forget_clicks(self, click_id: int, before: float) -> None:
+        """Delete a settled handed click, and any handed before ``before``."""
+        raise NotImplementedError(f"{type(self).__name__} does not hand clicks over")
+
+    async def listen_for_clicks(
+        self, shards: Collection[int], on_handed: Callable[[int, int], None]
+    ) -> None:
+        """Call ``on_handed(click id, shard)`` for each click handed to one of ``shards``,
+        from now until close, across database outages."""
+        raise NotImplementedError(f"{type(self).__name__} does not hand clicks over")
+
     @abstractmethod
     async def _transaction(self, unit: Work[T], *args: Any) -> T:
         """Run ``unit(transaction, *args)`` in one transaction; roll back if it raises."""

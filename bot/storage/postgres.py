@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from typing import Any, TypeVar
 
 import asyncpg  # type: ignore[import-untyped]
@@ -62,6 +62,11 @@ SAVE_TIMEOUT = 4.0
 WRITE_TIMEOUT = 2.0
 LONG_WRITE_TIMEOUT = 60.0
 LONG_WRITES = frozenset({work.forget_user, work.record_game})
+# Where a handed click is announced, as "shard:id" (NOTIFY is per database, like the
+# claims; a listener of another schema finds no such row and claims nothing).
+HANDED_CHANNEL = "cardtable_handed"
+# A handoff's statements run inside the click's 3 seconds: each gets this long at most.
+HAND_TIMEOUT = 0.8
 # The errors of a server that is out of reach, shutting down or starting up.
 UNREACHABLE: tuple[type[BaseException], ...] = (
     OSError,
@@ -179,6 +184,14 @@ class PostgresStorage(Storage):
         self._claimed: list[int] = []
         self._count: int | None = None  # the shard count this process holds a lock on
         self._reclaiming: asyncio.Task[None] | None = None
+        # The connection that LISTENs for handed clicks (outside the pool), its shards,
+        # whom to tell, and the task listening again after the database came back.
+        self._listener: asyncpg.Connection | None = None
+        self._listen_shards: frozenset[int] = frozenset()
+        self._on_handed: Callable[[int, int], None] | None = None
+        self._relistening: asyncio.Task[None] | None = None
+
+    hands_off = True
 
     @classmethod
     async def connect(cls, url: str, *, pool_size: int = POOL_SIZE) -> PostgresStorage:
@@ -200,7 +213,9 @@ class PostgresStorage(Storage):
         return self._url
 
     async def close(self) -> None:
-        """Give up the shards claimed, then close the pool (again is harmless)."""
+        """Stop listening, give up the shards claimed, then close the pool (again is
+        harmless)."""
+        await self._stop_listening()
         if self._reclaiming is not None:
             self._reclaiming.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -400,6 +415,149 @@ class PostgresStorage(Storage):
         )
         if self.on_shards_lost is not None:
             self.on_shards_lost(shards, reason)
+
+    # -- clicks handed between processes ------------------------------------------------
+
+    async def _handoff(self, method: str, sql: str, *params: Any) -> Any:
+        """One handoff statement on a pooled connection, within HAND_TIMEOUT from asking
+        for the connection (DatabaseUnavailable or TimeoutError past it)."""
+        deadline = asyncio.get_running_loop().time() + HAND_TIMEOUT
+        async with self._connection(wait=HAND_TIMEOUT) as connection:
+            async with asyncio.timeout_at(deadline):
+                return await getattr(connection, method)(sql, *params)
+
+    async def hand_click(self, shard: int, payload: str, now: float) -> int:
+        """Hand an interaction's raw payload to the process of ``shard``: one statement
+        inserts it and notifies the listeners (delivered when it commits)."""
+        click_id = await self._handoff(
+            "fetchval",
+            "WITH handed AS (INSERT INTO handed_clicks (shard, payload, handed_at)"
+            " VALUES ($1, $2, $3) RETURNING id)"
+            " SELECT id, pg_notify($4, $1::text || ':' || id) FROM handed",
+            shard,
+            payload,
+            now,
+            HANDED_CHANNEL,
+        )
+        return int(click_id)
+
+    async def claim_click(self, click_id: int, by: str, now: float) -> tuple[str, float] | None:
+        """Take a handed click if nobody claimed or cancelled it: one atomic UPDATE."""
+        row = await self._handoff(
+            "fetchrow",
+            "UPDATE handed_clicks SET claimed_at = $2, claimed_by = $3"
+            " WHERE id = $1 AND claimed_at IS NULL AND cancelled = 0"
+            " RETURNING payload, handed_at",
+            click_id,
+            now,
+            by,
+        )
+        return None if row is None else (str(row["payload"]), float(row["handed_at"]))
+
+    async def cancel_click(self, click_id: int) -> bool:
+        """Withdraw a handed click nobody claimed: one atomic UPDATE, so a claim after it
+        finds nothing and one before it makes it fail."""
+        tag = await self._handoff(
+            "execute",
+            "UPDATE handed_clicks SET cancelled = 1"
+            " WHERE id = $1 AND claimed_at IS NULL AND cancelled = 0",
+            click_id,
+        )
+        return str(tag).rsplit(" ", 1)[-1] == "1"
+
+    async def forget_clicks(self, click_id: int, before: float) -> None:
+        """Delete a settled handed click, and any left behind older than ``before``."""
+        await self._handoff(
+            "execute",
+            "DELETE FROM handed_clicks WHERE id = $1 OR handed_at < $2",
+            click_id,
+            before,
+        )
+
+    async def listen_for_clicks(
+        self, shards: Collection[int], on_handed: Callable[[int, int], None]
+    ) -> None:
+        """LISTEN on a connection of its own; when it dies, listen again for as long as the
+        database stays away, then offer every click handed meanwhile that is still
+        unclaimed (a notification sent while nobody listened is lost)."""
+        self._listen_shards = frozenset(shards)
+        self._on_handed = on_handed
+        await self._listen()
+
+    async def _listen(self) -> None:
+        connection = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+        try:
+            await connection.add_listener(HANDED_CHANNEL, self._notified)
+            waiting = await connection.fetch(
+                "SELECT id, shard FROM handed_clicks"
+                " WHERE claimed_at IS NULL AND cancelled = 0 AND shard = ANY($1::integer[])",
+                sorted(self._listen_shards),
+                timeout=CONNECT_TIMEOUT,
+            )
+        except BaseException:
+            connection.terminate()
+            raise
+        connection.add_termination_listener(self._listener_lost)
+        self._listener = connection
+        for row in waiting:
+            self._offer(int(row["id"]), int(row["shard"]))
+
+    def _notified(self, connection: object, pid: int, channel: str, payload: str) -> None:
+        """A click was handed to some process: offer it if it is for one of our shards."""
+        try:
+            shard_text, id_text = payload.split(":", 1)
+            shard, click_id = int(shard_text), int(id_text)
+        except ValueError:
+            log.warning("ignored a malformed handed-click notification %r", payload)
+            return
+        if shard in self._listen_shards:
+            self._offer(click_id, shard)
+
+    def _offer(self, click_id: int, shard: int) -> None:
+        if self._on_handed is not None:
+            self._on_handed(click_id, shard)
+
+    def _listener_lost(self, connection: object) -> None:
+        """The listening connection died (not closed by us): listen again at once."""
+        if self._listener is None or self._on_handed is None:
+            return  # closed on purpose
+        self._listener = None
+        if self._relistening is not None and not self._relistening.done():
+            return
+        log.error("lost the database connection listening for handed clicks; listening again")
+        self._relistening = asyncio.get_running_loop().create_task(self._relisten())
+
+    async def _relisten(self) -> None:
+        attempt = 0
+        while True:
+            await asyncio.sleep(RECLAIM_DELAYS[min(attempt, len(RECLAIM_DELAYS) - 1)])
+            attempt += 1
+            try:
+                await self._listen()
+            except (*UNREACHABLE, asyncpg.PostgresError) as error:
+                if attempt == 1 or attempt % 30 == 0:
+                    log.warning(
+                        "cannot listen for handed clicks again yet (attempt %d): %r",
+                        attempt,
+                        error,
+                    )
+                continue
+            log.warning("listening for handed clicks again after %d attempts", attempt)
+            return
+
+    async def _stop_listening(self) -> None:
+        self._on_handed = None
+        if self._relistening is not None:
+            self._relistening.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._relistening
+            self._relistening = None
+        if self._listener is not None:
+            listener, self._listener = self._listener, None
+            try:
+                await listener.close(timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError):
+                listener.terminate()
 
     async def read(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of a read-only query (the records' history, stats and leaderboards)."""

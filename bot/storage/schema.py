@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 # Every SQL table the bot keeps, parents before children (the order a copy inserts them).
+# Not `handed_clicks`: its rows are clicks of the last few seconds, worthless in a copy.
 TABLES = (
     "tables",
     "moves",
@@ -222,6 +223,23 @@ MIGRATIONS: Sequence[Migration] = (
         away_year INTEGER,
         away_used INTEGER
     );
+    """,
+    # Clicks handed between processes (PostgreSQL, several processes): Discord sends every
+    # DM interaction to shard 0, so a "your turn" DM's click for a table of another shard
+    # is handed to the process that runs it, which claims it and answers it through the
+    # interaction's token; the receiver cancels it if nobody claims it in time. Rows live
+    # seconds (deleted once settled, and any left old); never copied by migrate-to-postgres.
+    """
+    CREATE TABLE handed_clicks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        shard INTEGER NOT NULL,
+        payload TEXT NOT NULL,
+        handed_at REAL NOT NULL,
+        claimed_at REAL,
+        claimed_by TEXT,
+        cancelled INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX handed_clicks_by_time ON handed_clicks (handed_at);
     """,
 )
 

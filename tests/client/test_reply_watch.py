@@ -84,3 +84,24 @@ async def test_a_later_reply_gets_a_timer_of_its_own(quick: None) -> None:
             assert later.response.deferred == 0
             await asyncio.sleep(0.1)
     assert later.response.deferred == 1
+
+
+async def test_a_handed_click_is_deferred_sooner_by_its_time_on_the_way(
+    quick: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A click handed over by another process spent time on its way (answering_sooner):
+    its reply is deferred that much sooner and its change's deadline is that much nearer,
+    while a click of this process's own, started beside it, keeps its full time; never
+    sooner than MIN_WITHIN."""
+    monkeypatch.setattr(interactions, "MIN_WITHIN", 0.01)
+    own, handed = clicked(1), clicked(2)
+    async with Reply(own) as own_reply:
+        with interactions.answering_sooner(0.08):
+            async with Reply(handed) as handed_reply:
+                assert handed_reply.within == pytest.approx(0.02)
+                assert handed_reply.deadline == pytest.approx(own_reply.deadline - 0.08, abs=0.01)
+                await asyncio.sleep(0.05)  # past the handed one's 0.02 s, within own's 0.1
+                assert handed.response.deferred == 1
+                assert own.response.deferred == 0
+    with interactions.answering_sooner(5.0):
+        assert Reply(clicked(3)).within == interactions.MIN_WITHIN

@@ -10,13 +10,14 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 
 import pytest
 
 from bot.games.nothanks import SPEC as NOTHANKS
 from bot.storage import Storage, TableRecord, open_storage
 from bot.table.meta import PACES, Notice
-from bot.table.session import TableSession
+from bot.table.session import Draft, TableSession
 from bot.table.shards import ShardSet
 from bot.table.tables import Tables
 from tests.table.harness import BEN, CID, HOST, NAMES, Clock, RecordingPublisher
@@ -102,7 +103,7 @@ async def lobby(process: Process, guild: int, channel: int) -> TableSession:
 async def join(session: TableSession, *users: int) -> None:
     """Seat people through the change path."""
     for user in users:
-        await session.change(lambda d, user=user: d.join(user, NAMES[user], None))
+        await session.change(partial(Draft.join, user_id=user, name=NAMES[user], locale=None))
 
 
 async def game(process: Process, guild: int, channel: int) -> TableSession:

@@ -549,11 +549,13 @@ class Tables:
         deals with them.
         """
         try:
-            # Absences set or ended while this process was down, before any deadline of
-            # theirs is timed here.
-            await self.poll_absences()
+            # Who is away now, for the tables they join or start (one indexed read); what
+            # changed while this process was down is caught up once it is ready (see
+            # `_look`), not here: that takes a read per person, and start-up must not wait.
+            for user_id, running, _ in await self.storage.absences_running(self.clock()):
+                self._note_absence(str(user_id), running)
         except Exception:
-            log.warning("absences not read at start-up: the scheduler tries again", exc_info=True)
+            log.warning("absences not read at start-up: the scheduler reads them", exc_info=True)
         until = self.clock() + max(self.idle_seconds, LOOKAHEAD)
         restored = await self._load_due(until, None)
         self._horizon = until
@@ -614,27 +616,27 @@ class Tables:
         await self._ready()
         for session in self:
             self._touch(session)
-        if not self.shards.owns_everything:
-            # Other processes run other shards: an absence may be said through any of them.
-            self._arm_absences()
+        # Beside the scheduler, not before it: what falls due is not kept waiting.
+        self._in_background(self._look(), "the absences' look")
         await self._poll_and_plan()
 
-    def _arm_absences(self) -> None:
-        self._absence_handle = asyncio.get_running_loop().call_later(
-            ABSENCE_SECONDS, self._absences_due
-        )
+    async def _look(self) -> None:
+        """Catch up with the absences (`poll_absences`), then look again in
+        ABSENCE_SECONDS while other processes run other shards (an absence may be said
+        through any of them), or until the first look has gone through."""
+        try:
+            await self.poll_absences()
+        finally:
+            if not self._closed and (
+                self._absences_read is None or not self.shards.owns_everything
+            ):
+                self._absence_handle = asyncio.get_running_loop().call_later(
+                    ABSENCE_SECONDS, self._absences_due
+                )
 
     def _absences_due(self) -> None:
         self._absence_handle = None
-
-        async def look() -> None:
-            try:
-                await self.poll_absences()
-            finally:
-                if not self._closed:
-                    self._arm_absences()
-
-        self._in_background(look(), "the absences' look")
+        self._in_background(self._look(), "the absences' look")
 
     def _wake_at(self, at: float) -> None:
         """Poll again at ``at`` (by the clock), unless a poll is planned sooner: one timer
@@ -941,9 +943,10 @@ class Tables:
     async def poll_absences(self) -> int:
         """Catch up with the absences set or ended since the last look, through any
         process: hold or release the person's tables of this process's shards (see
-        `hold`, which does nothing twice). The first look, at start-up, reads every
-        absence still running and every change within ABSENCE_REACH. One indexed read
-        when nothing changed. How many people's absences it applied.
+        `hold`, which does nothing twice). The first look, once the bot is ready after
+        start-up, reads every absence still running and every change within
+        ABSENCE_REACH. One indexed read when nothing changed. How many people's absences
+        it applied.
 
         A person whose tables could not all be changed (the database away, say) is tried
         again at the next look."""

@@ -207,27 +207,30 @@ async def test_an_absence_said_through_one_process_holds_the_others_tables_at_it
 async def test_a_process_down_when_the_absence_changed_catches_up_at_start_up(
     cluster: Cluster,
 ) -> None:
-    """B is down while the person says they are away through A: B's replacement holds
-    its table at start-up, before any deadline of it is timed. B is down again when they
-    say they are back: the next replacement releases it."""
+    """B is down while the person says they are away through A: B's replacement knows
+    the absence from start-up and holds its table at its first look, once ready. B is
+    down again when they say they are back: the next replacement releases it."""
     a, b = await cluster.process(0), await cluster.process(1)
     theirs = await game(b, ODD_GUILD, 2)
     away = acting(theirs)
+    moves = theirs.running_engine().move_number
     await cluster.stop(b)
 
     until = cluster.clock() + 2 * DAY
     assert await say_away(a, int(away), until) == 1
-    cluster.clock.advance(DAY + 60)  # past the person's old deadline, while B is down
+    cluster.clock.advance(60)
 
     again = await cluster.process(1)
-    restored = await again.tables.restore()
+    assert await again.tables.restore() == []  # nothing of its falls due soon
+    assert again.tables.absent_until(away) == until  # for the tables they join meanwhile
+    again.gate.set()  # ready: the scheduler starts, and its first look
+    await wait_for(lambda: held_at(again, theirs.id) == {away: until})
     session = again.tables.get(theirs.id)
     assert session is not None
-    assert session.meta.held == {away: until}
-    assert session not in restored  # loaded by the absence, before what falls due
     turn = session.meta.turn
     assert turn is not None and turn.deadline == until + DAY
-    assert session.running_engine().move_number == theirs.running_engine().move_number
+    assert session.running_engine().move_number == moves
+    assert (await stored(a.storage, theirs.id)).meta.held == {away: until}
     await cluster.stop(again)
 
     cluster.clock.advance(60)
@@ -235,10 +238,19 @@ async def test_a_process_down_when_the_absence_changed_catches_up_at_start_up(
     cluster.clock.advance(60)
     third = await cluster.process(1)
     await third.tables.restore()
+    assert third.tables.absent_until(away) is None
+    third.gate.set()
+    await wait_for(lambda: held_at(third, theirs.id) == {})
     row = await stored(a.storage, theirs.id)
     assert row.meta.held == {}
     turn = row.meta.turn
     assert turn is not None and turn.deadline == cluster.clock() + DAY  # a pace from now
+
+
+def held_at(process: Process, table_id: int) -> dict[str, float] | None:
+    """Whom a table in the process's memory holds; None while it is not loaded."""
+    session = process.tables.get(table_id)
+    return None if session is None else session.meta.held
 
 
 async def test_a_deadline_before_the_look_holds_the_person_instead_of_timing_them_out(

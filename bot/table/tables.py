@@ -625,7 +625,11 @@ class Tables:
         ABSENCE_SECONDS while other processes run other shards (an absence may be said
         through any of them), or until the first look has gone through."""
         try:
-            await self.poll_absences()
+            if self.storage.may_try():
+                await self.poll_absences()
+        except (DatabaseUnavailable, DatabaseDown) as error:
+            # The outage is logged by the storage; one line here, no traceback every look.
+            log.warning("the absences' look waits for the database: %r", error)
         finally:
             if not self._closed and (
                 self._absences_read is None or not self.shards.owns_everything
@@ -965,6 +969,10 @@ class Tables:
             running = until if until is not None and until > now else None
             try:
                 await self.hold(user_id, running)
+            except (DatabaseUnavailable, DatabaseDown) as error:
+                log.warning("absences not applied yet, the database is away: %r", error)
+                complete = False
+                break  # the next look reads them all again
             except Exception:
                 log.warning("the absence of %s is not applied yet", user_id, exc_info=True)
                 complete = False

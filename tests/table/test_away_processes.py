@@ -15,7 +15,7 @@ from functools import partial
 import pytest
 
 from bot.games.nothanks import SPEC as NOTHANKS
-from bot.storage import Storage, TableRecord, open_storage
+from bot.storage import DatabaseUnavailable, Storage, TableRecord, open_storage
 from bot.table.meta import PACES, Notice
 from bot.table.session import Draft, TableSession
 from bot.table.shards import ShardSet
@@ -321,3 +321,35 @@ async def test_a_game_joined_or_started_while_away_holds_the_person(cluster: Clu
     other = await lobby(b, ODD_GUILD, 5)
     await join(other, BEN)
     assert other.meta.held == {}
+
+
+async def test_a_look_that_meets_the_database_away_applies_the_absence_at_the_next(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """B's look reads a change but cannot read the person's tables (the database away):
+    nothing is held and nothing lost; the next look, 15 s later, holds them, once."""
+    a, b = await cluster.process(0), await cluster.process(1)
+    theirs = await game(b, ODD_GUILD, 2)
+    away = acting(theirs)
+    until = cluster.clock() + DAY
+    await say_away(a, int(away), until)
+    await b.tables.poll_absences()  # a first look before the change: nothing new after
+    read = b.storage.open_tables_seating
+
+    async def away_once(user_id: int) -> list[TableRecord]:
+        monkeypatch.setattr(b.storage, "open_tables_seating", read)
+        raise DatabaseUnavailable("connection refused")
+
+    cluster.clock.advance(60)
+    assert await say_away(a, int(away), until + DAY) == 1  # replaced: two days now
+    cluster.clock.advance(5)
+    monkeypatch.setattr(b.storage, "open_tables_seating", away_once)
+    assert await b.tables.poll_absences() == 0
+    assert theirs.meta.held == {away: until}
+    cluster.clock.advance(15)
+    assert await b.tables.poll_absences() == 1
+    assert theirs.meta.held == {away: until + DAY}
+    revision = theirs.revision
+    cluster.clock.advance(15)
+    assert await b.tables.poll_absences() == 0
+    assert theirs.revision == revision

@@ -151,6 +151,7 @@ class Draft:
         if user_id not in self.record.seats:
             raise UserError("lobby.not_seated")
         self.record.seats.remove(user_id)
+        self.meta.held.pop(str(user_id), None)  # no "away until" line for someone gone
         people = [seat for seat in self.record.seats if not is_computer_id(seat)]
         if not people:
             self.close("cancelled", by=user_id)

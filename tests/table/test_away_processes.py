@@ -317,10 +317,13 @@ async def test_a_game_joined_or_started_while_away_holds_the_person(cluster: Clu
     turn = before.meta.turn
     assert turn is not None and turn.deadline == until + DAY
 
-    # Someone not away who joins is not held.
+    # Someone not away who joins is not held; someone away who leaves is held no more.
     other = await lobby(b, ODD_GUILD, 5)
-    await join(other, BEN)
+    await join(other, BEN, CID)
+    assert other.meta.held == {str(CID): until}
+    await other.change(lambda d: d.leave(CID))
     assert other.meta.held == {}
+    assert other.public().held == ()  # no "away until" line for them
 
 
 async def test_a_look_that_meets_the_database_away_applies_the_absence_at_the_next(

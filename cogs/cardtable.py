@@ -374,7 +374,9 @@ class Cardtable(commands.Cog, name=COG_NAME):
             raise UserError("away.over_budget", left=AWAY_DAYS - used)
         await interaction.response.defer(ephemeral=True, thinking=True)
         back = None if days == 0 else now + days * DAY
-        await self.bot.storage.set_user_away(user_id, back, year, used + days)
+        # Stamped, so that the processes of other shards hold (or release) their tables
+        # of this person's at their next look; this one does so now, and counts them all.
+        await self.bot.storage.set_user_away(user_id, back, year, used + days, now)
         count = await self.bot.tables.hold(user_id, back)
         left = AWAY_DAYS - used - days
         locale = interaction.locale

@@ -500,9 +500,31 @@ class Storage(ABC):
         until = None if row["away_until"] is None else float(row["away_until"])
         return until, int(row["away_year"] or 0), int(row["away_used"] or 0)
 
-    async def set_user_away(self, user_id: int, until: float | None, year: int, used: int) -> None:
-        """Store a person's absence and the days of ``year`` they have taken."""
-        await self._transaction(work.set_user_away, user_id, until, year, used)
+    async def set_user_away(
+        self, user_id: int, until: float | None, year: int, used: int, set_at: float
+    ) -> None:
+        """Store a person's absence, the days of ``year`` they have taken, and when it was
+        set (``set_at``, on the tables' clock)."""
+        await self._transaction(work.set_user_away, user_id, until, year, used, set_at)
+
+    async def absences_changed(self, since: float) -> list[tuple[int, float | None, float]]:
+        """Every absence set or ended after ``since``: (person, away until or None when
+        back, when it was set), oldest change first. One read of an index."""
+        rows = await self.read(
+            "SELECT user_id, away_until, away_set_at FROM user_settings"
+            " WHERE away_set_at > ? ORDER BY away_set_at",
+            (since,),
+        )
+        return [_absence(row) for row in rows]
+
+    async def absences_running(self, now: float) -> list[tuple[int, float | None, float]]:
+        """Every absence still running at ``now`` (away until later): (person, until,
+        when it was set, 0 if before its stamp was kept). One read of an index."""
+        rows = await self.read(
+            "SELECT user_id, away_until, away_set_at FROM user_settings WHERE away_until > ?",
+            (now,),
+        )
+        return [_absence(row) for row in rows]
 
     async def forget_user(self, user_id: int, anonymous: str, name: str = "former player") -> int:
         """Forget a person in every server's records, in one transaction; rows changed.
@@ -531,3 +553,9 @@ def _of_shards(
         " AND ((COALESCE(guild_id, 0) >> 22) % ?) IN (" + ", ".join("?" for _ in ids) + ")",
         (shard_count, *ids),
     )
+
+
+def _absence(row: Any) -> tuple[int, float | None, float]:
+    """A stored absence row: (person, away until or None, when it was set or 0)."""
+    until = None if row[1] is None else float(row[1])
+    return int(row[0]), until, float(row[2] or 0.0)

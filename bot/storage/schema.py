@@ -224,6 +224,18 @@ MIGRATIONS: Sequence[Migration] = (
         away_used INTEGER
     );
     """,
+    # Issue 43, several processes: when each person's absence was last set or ended, on
+    # the tables' clock (NULL: never since this step). Every process reads the absences
+    # changed since its last look from this index on its scheduler's wake, and holds or
+    # releases their tables of its own shards; start-up reads the running ones by
+    # away_until.
+    """
+    ALTER TABLE user_settings ADD COLUMN away_set_at REAL;
+    CREATE INDEX user_settings_by_away_set ON user_settings (away_set_at)
+        WHERE away_set_at IS NOT NULL;
+    CREATE INDEX user_settings_by_away_until ON user_settings (away_until)
+        WHERE away_until IS NOT NULL;
+    """,
     # Clicks handed between processes (PostgreSQL, several processes): Discord sends every
     # DM interaction to shard 0, so a "your turn" DM's click for a table of another shard
     # is handed to the process that runs it, which claims it and answers it through the

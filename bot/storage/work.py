@@ -368,17 +368,21 @@ async def set_user_notify(tx: Transaction, user_id: int, mode: str | None) -> No
 
 
 async def set_user_away(
-    tx: Transaction, user_id: int, until: float | None, year: int, used: int
+    tx: Transaction, user_id: int, until: float | None, year: int, used: int, set_at: float
 ) -> None:
-    """Store a person's absence (None: back) and the days of ``year`` they have taken."""
+    """Store a person's absence (None: back), the days of ``year`` they have taken and
+    when it was set (other processes look for absences changed since their last look)."""
     await tx.execute(
-        "INSERT INTO user_settings (user_id, away_until, away_year, away_used) VALUES (?, ?, ?, ?)"
+        "INSERT INTO user_settings (user_id, away_until, away_year, away_used, away_set_at)"
+        " VALUES (?, ?, ?, ?, ?)"
         " ON CONFLICT (user_id) DO UPDATE SET away_until = excluded.away_until,"
-        " away_year = excluded.away_year, away_used = excluded.away_used",
+        " away_year = excluded.away_year, away_used = excluded.away_used,"
+        " away_set_at = excluded.away_set_at",
         user_id,
         until,
         year,
         used,
+        set_at,
     )
 
 

@@ -72,6 +72,7 @@ class Draft:
             due_at=live.due_at,
         )
         self.meta = session.meta.copy()
+        self._absent = session.absent
         self._live_engine = session.engine
         self._engine: GameEngine[Any] | None = None
         self.move: tuple[str, str] | None = None  # the move row to log: (player, action)
@@ -138,6 +139,7 @@ class Draft:
             raise UserError("lobby.full", max=self.spec.max_players)
         self.record.seats.append(user_id)
         self.meta.names[str(user_id)] = name
+        self._hold_if_away(str(user_id))
         self.acted(str(user_id))
         if user_id in self.meta.invited:
             self.meta.invited.remove(user_id)
@@ -149,6 +151,7 @@ class Draft:
         if user_id not in self.record.seats:
             raise UserError("lobby.not_seated")
         self.record.seats.remove(user_id)
+        self.meta.held.pop(str(user_id), None)  # no "away until" line for someone gone
         people = [seat for seat in self.record.seats if not is_computer_id(seat)]
         if not people:
             self.close("cancelled", by=user_id)
@@ -189,6 +192,11 @@ class Draft:
         self.record.status = "running"
         self.meta.started_at = self.now
         self.acted(str(by))
+        for seat in self.record.seats:
+            # Someone who said they are away before this game started is held from its
+            # first turn on (an absence may have begun after they joined the lobby).
+            if self._hold_if_away(str(seat)):
+                self.meta.notice = Notice("away.notice", str(seat))
         self.letters += self.spec.start_letters(self._engine)
         self.restamp = True
 
@@ -291,6 +299,18 @@ class Draft:
         self.meta.notice = Notice("away.notice", player)
         if awaited and turn is not None:
             turn.deadline = max(turn.deadline, until + self.meta.pace)
+
+    def _hold_if_away(self, player: str) -> bool:
+        """Hold a person at this turn-based table if they said they are away (as the
+        process knows it; its scheduler's next wake catches up with the rest). Whether
+        they are away."""
+        if not self.meta.pace or is_computer_id(player):
+            return False
+        until = self._absent(player)
+        if until is None or until <= self.now:
+            return False
+        self.meta.held[player] = until
+        return True
 
     def set_message(self, message_id: int) -> None:
         """The table's public message is now this one (posted anew, or the lobby's)."""
@@ -554,6 +574,9 @@ class TableSession:
         # When a drafted change's next timed event falls due (None: nothing due): stored
         # with the change, for the scheduler (the host sets it; bot.table.timers.due_time).
         self.plan: Callable[[Drafted, float], float | None] = lambda drafted, now: None
+        # Until when a person said they are away (/cardtable away), as the host knows it;
+        # None if not away. A person who joins, or whose game starts, meanwhile is held.
+        self.absent: Callable[[str], float | None] = lambda player: None
 
     # -- reading ------------------------------------------------------------------------
 

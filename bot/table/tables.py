@@ -43,6 +43,16 @@ LOOKAHEAD = 5.0
 # the least time between two of its reads: many due times close together are loaded a
 # few at a time, still LOOKAHEAD - RETRY_SECONDS before they fall due.
 RETRY_SECONDS = 1.0
+# With several processes, each looks this often for absences (/cardtable away) set or
+# ended through another process, and holds or releases its own shards' tables of theirs:
+# one indexed read a wake, whatever the number of tables.
+ABSENCE_SECONDS = 15.0
+# Each look reads back this far before the previous one: a change stamped on another
+# process's clock (a little behind), or committed a moment after its stamp, is not missed.
+ABSENCE_OVERLAP = 60.0
+# How far back start-up looks for absences set or ended (an absence lasts at most 14
+# days, so an older "I'm back" has no held deadline left to bring forward).
+ABSENCE_REACH = 15 * 86400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +156,15 @@ class Tables:
         self._background: set[asyncio.Task[None]] = set()
         # Tables stopped lately, oldest first (at most STOPPED_KEPT): see `stopped`.
         self._stopped: dict[int, StoppedTable] = {}
+        # Every person away (/cardtable away) as this process last read it: player ->
+        # until when. A table they join, or whose game starts, meanwhile holds them.
+        self.absences: dict[str, float] = {}
+        # The absences' look (`poll_absences`): when it last read every change (None:
+        # not yet), the change it applied per person, and its timer.
+        self._absences_read: float | None = None
+        self._absences_seen: dict[int, float] = {}
+        self._absence_handle: asyncio.TimerHandle | None = None
+        self._closed = False
 
     # -- the registry -------------------------------------------------------------------
 
@@ -342,6 +361,7 @@ class Tables:
         session.on_changed = self._changed
         session.on_settled = self._settled
         session.plan = due_time
+        session.absent = self.absent_until
         return session
 
     def _remember(self, session: TableSession) -> None:
@@ -493,11 +513,15 @@ class Tables:
 
     def close(self) -> None:
         """Stop every timer and the registry's own tasks (the bot is shutting down)."""
+        self._closed = True
         if self._scheduler is not None:
             self._scheduler.cancel()
         if self._wake_handle is not None:
             self._wake_handle.cancel()
             self._wake_handle = None
+        if self._absence_handle is not None:
+            self._absence_handle.cancel()
+            self._absence_handle = None
         for handle in self._idle_timers.values():
             handle.cancel()
         self._idle_timers.clear()
@@ -524,6 +548,14 @@ class Tables:
         normally. Another shard's tables are left alone, broken or not: their own process
         deals with them.
         """
+        try:
+            # Who is away now, for the tables they join or start (one indexed read); what
+            # changed while this process was down is caught up once it is ready (see
+            # `_look`), not here: that takes a read per person, and start-up must not wait.
+            for user_id, running, _ in await self.storage.absences_running(self.clock()):
+                self._note_absence(str(user_id), running)
+        except Exception:
+            log.warning("absences not read at start-up: the scheduler reads them", exc_info=True)
         until = self.clock() + max(self.idle_seconds, LOOKAHEAD)
         restored = await self._load_due(until, None)
         self._horizon = until
@@ -584,7 +616,31 @@ class Tables:
         await self._ready()
         for session in self:
             self._touch(session)
+        # Beside the scheduler, not before it: what falls due is not kept waiting.
+        self._in_background(self._look(), "the absences' look")
         await self._poll_and_plan()
+
+    async def _look(self) -> None:
+        """Catch up with the absences (`poll_absences`), then look again in
+        ABSENCE_SECONDS while other processes run other shards (an absence may be said
+        through any of them), or until the first look has gone through."""
+        try:
+            if self.storage.may_try():
+                await self.poll_absences()
+        except (DatabaseUnavailable, DatabaseDown) as error:
+            # The outage is logged by the storage; one line here, no traceback every look.
+            log.warning("the absences' look waits for the database: %r", error)
+        finally:
+            if not self._closed and (
+                self._absences_read is None or not self.shards.owns_everything
+            ):
+                self._absence_handle = asyncio.get_running_loop().call_later(
+                    ABSENCE_SECONDS, self._absences_due
+                )
+
+    def _absences_due(self) -> None:
+        self._absence_handle = None
+        self._in_background(self._look(), "the absences' look")
 
     def _wake_at(self, at: float) -> None:
         """Poll again at ``at`` (by the clock), unless a poll is planned sooner: one timer
@@ -850,34 +906,125 @@ class Tables:
             for player in late:
                 if player not in session.acting_players():
                     continue
+                if await self._held_instead(session, player):
+                    continue
                 action = await self.choose(session, player)
                 await session.change_locked(_auto(player, action, timed_out=True))
 
-    # -- DMs ----------------------------------------------------------------------------
+    async def _held_instead(self, session: TableSession, player: str) -> bool:
+        """At a turn-based deadline (under the lock): whether the person said they are
+        away, through another process, before this one applied it (its look comes every
+        ABSENCE_SECONDS); if so the turn is held now instead of timed out."""
+        if not session.turn_based or not player.isdigit():
+            return False
+        until, _, _ = await self.storage.get_user_away(int(player))
+        now = self.clock()
+        if until is None or until <= now or session.meta.held.get(player) == until:
+            return False
+        self._note_absence(player, until)
+        await session.change_locked(lambda draft: draft.hold(player, until))
+        log.info("table %s: %s is away (said elsewhere): their turn is held", session.id, player)
+        return True
+
+    # -- absences (/cardtable away) -----------------------------------------------------
+
+    def absent_until(self, player: str) -> float | None:
+        """Until when a person is away, as this process knows it; None if not away."""
+        until = self.absences.get(player)
+        if until is None:
+            return None
+        if until <= self.clock():
+            del self.absences[player]  # back by now
+            return None
+        return until
+
+    def _note_absence(self, player: str, until: float | None) -> None:
+        if until is None or until <= self.clock():
+            self.absences.pop(player, None)
+        else:
+            self.absences[player] = until
+
+    async def poll_absences(self) -> int:
+        """Catch up with the absences set or ended since the last look, through any
+        process: hold or release the person's tables of this process's shards (see
+        `hold`, which does nothing twice). The first look, once the bot is ready after
+        start-up, reads every absence still running and every change within
+        ABSENCE_REACH. One indexed read when nothing changed. How many people's absences
+        it applied.
+
+        A person whose tables could not all be changed (the database away, say) is tried
+        again at the next look."""
+        now = self.clock()
+        first = self._absences_read is None
+        since = now - ABSENCE_REACH if self._absences_read is None else self._absences_read
+        changes = await self.storage.absences_changed(since - ABSENCE_OVERLAP)
+        if first:
+            # Also the running ones stored before their changes were stamped.
+            changes += await self.storage.absences_running(now)
+        applied = 0
+        complete = True
+        for user_id, until, set_at in changes:
+            if self._absences_seen.get(user_id) == set_at:
+                continue
+            running = until if until is not None and until > now else None
+            try:
+                await self.hold(user_id, running)
+            except (DatabaseUnavailable, DatabaseDown) as error:
+                log.warning("absences not applied yet, the database is away: %r", error)
+                complete = False
+                break  # the next look reads them all again
+            except Exception:
+                log.warning("the absence of %s is not applied yet", user_id, exc_info=True)
+                complete = False
+                continue
+            self._absences_seen[user_id] = set_at
+            applied += 1
+        if complete:
+            self._absences_read = now
+            # What the next look reads again is remembered; what it does not, forgotten.
+            for user_id, set_at in list(self._absences_seen.items()):
+                if set_at <= now - ABSENCE_OVERLAP:
+                    del self._absences_seen[user_id]
+        return applied
 
     async def hold(self, user_id: int, until: float | None) -> int:
         """A person is away until ``until`` (None: back): every open turn-based table of
-        theirs on this process's shards holds their turns (see Draft.hold); how many
-        tables that is. Found from the database: a table out of memory is loaded only if
-        it changes (its stored due time then moves with the held deadline)."""
+        theirs on this process's shards holds their turns (see Draft.hold), and a table
+        they join or start meanwhile holds them too. Other processes do the same on
+        their next look (`poll_absences`). How many open turn-based tables they sit at,
+        on every process.
+
+        Found from the database: a table out of memory is loaded only if it changes (its
+        stored due time then moves with the held deadline). A table that already holds
+        them until then (or, when back, does not hold them) is left alone, so a second
+        call changes nothing and tells nobody again."""
         player = str(user_id)
+        self._note_absence(player, until)
         count = 0
         for record in await self.storage.open_tables_seating(user_id):
             meta = self._meta_of(record)
-            if meta is None or not meta.pace or not self.owns(record.guild_id):
+            if meta is None or not meta.pace:
                 continue
-            if until is None and player not in meta.held:
+            count += 1
+            if not self.owns(record.guild_id) or _holds(meta, player, until):
                 continue
             assert record.id is not None
             session = await self.load(record.id, record.channel_id)
             if session is None:
                 continue  # closed, or moved on, since the read
+
+            def step(draft: Draft) -> None:
+                if _holds(draft.meta, player, until):
+                    raise TableMovedOn()  # held meanwhile (by another look, say)
+                draft.hold(player, until)
+
             try:
-                await session.change(lambda draft: draft.hold(player, until))
+                await session.change(step)
             except TableMovedOn:
-                continue  # no longer turn-based, or no longer theirs
-            count += 1
+                continue  # no longer turn-based, no longer theirs, or held already
         return count
+
+    # -- DMs ----------------------------------------------------------------------------
 
     async def seated(self, user_id: int) -> list[TableSession]:
         """Every open table a person sits at, read for showing (their turns, a summary):
@@ -942,6 +1089,11 @@ def _id_of(row: TableRecord | BrokenRow) -> int:
     """A stored row's table id (a stored record always has one)."""
     assert row.id is not None
     return row.id
+
+
+def _holds(meta: TableMeta, player: str, until: float | None) -> bool:
+    """Whether a table already holds a person until then (None: holds them no more)."""
+    return meta.held.get(player) == until if until is not None else player not in meta.held
 
 
 def _check_seats(session: TableSession) -> None:

@@ -223,6 +223,9 @@ MIGRATIONS: Sequence[Migration] = (
         away_used INTEGER
     );
     """,
+    # When a person's last daily summary of turn-based tables went out (the bot's clock;
+    # NULL: never), so that a restart does not send a second one within the day.
+    "ALTER TABLE user_settings ADD COLUMN summary_at REAL",
 )
 
 _ID_COLUMN = re.compile(r"\b(\w+_id) INTEGER\b")

@@ -25,7 +25,7 @@ from bot.table.session import Draft, TableSession, game_result
 from bot.table.shards import ShardSet, shard_of
 from bot.table.spec import GameSpec, Letter
 from bot.table.thinking import ThinkingPool, game_of
-from bot.table.timers import TimedEvent, Timers, due_time, next_event
+from bot.table.timers import TimedEvent, Timers, due_time, next_event, notice_due
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,9 @@ LOOKAHEAD = 5.0
 # the least time between two of its reads: many due times close together are loaded a
 # few at a time, still LOOKAHEAD - RETRY_SECONDS before they fall due.
 RETRY_SECONDS = 1.0
+# How often a table that owes a notice already due (being sent, or waiting to be tried
+# again) looks again whether it may leave memory.
+OWED_AGAIN = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +273,11 @@ class Tables:
         self._remember(adopted)
         self._touch(adopted)
         self.timers.schedule(adopted)
+        # What its publisher owes a table as it was stored (a "your turn" notice that was
+        # waiting when the bot stopped, or when the table left memory) goes out now.
+        loaded = getattr(self.publisher, "loaded", None)
+        if loaded is not None:
+            loaded(adopted)
         return adopted
 
     def _adopt(self, record: TableRecord | BrokenRow) -> TableSession | BrokenRow:
@@ -394,6 +402,11 @@ class Tables:
         if event is not None and event.due <= now + max(self.idle_seconds, LOOKAHEAD):
             # Due soon: it stays at least until then (the event's change touches it).
             at = max(at, event.due)
+        owed = notice_due(session)
+        if owed is not None and owed <= now + max(self.idle_seconds, LOOKAHEAD):
+            # A notice on its way: look again once it should be out (its remembering
+            # change touches the table).
+            at = max(at, owed + RETRY_SECONDS if owed > now else now + OWED_AGAIN)
         if session.lock.locked() or session.unsettled is not None or self.timers.busy(session.id):
             at = max(at, now + RETRY_SECONDS)
         return max(at, now + RETRY_SECONDS) if at <= now else at
@@ -694,8 +707,12 @@ class Tables:
             return False
         if now - self._used.get(session.id, now) < self.idle_seconds:
             return False
+        soon = now + max(self.idle_seconds, LOOKAHEAD)
         event = next_event(session, now)
-        return event is None or event.due > now + max(self.idle_seconds, LOOKAHEAD)
+        owed = notice_due(session)
+        # A notice owed soon is on its way (the publisher queued it when the table was
+        # changed or loaded): the table stays until it is out and remembered.
+        return (event is None or event.due > soon) and (owed is None or owed > soon)
 
     def unrestorable(self, record: TableRecord) -> str | None:
         """Why an open table's row cannot be run again (None if it can): an unknown game,

@@ -114,9 +114,15 @@ class TurnNotices:
             self.forget(session)
             return
         # Every notice owed (this turn's is neither out nor settled): queued to go when
-        # it may, or (daily summary, none) to record that none goes.
-        for player in owed_notices(session):
-            if self.host.notify.value_for(int(player)) == "every":  # "every" until read
+        # it may, or (daily summary, none) to record that none goes. Someone on daily
+        # summaries whose turn it still is gets theirs planned (again, after a restart).
+        owed = owed_notices(session)
+        for player in awaited:
+            mode = self.host.notify.value_for(int(player))  # "every" until read
+            if player not in owed:
+                if mode == "daily":
+                    self.summary_soon(player)
+            elif mode == "every":
                 self._queue(session, player, turn.since)
             else:
                 self._queue(session, player, turn.since, settle=True)

@@ -526,9 +526,10 @@ class Tables:
 
     async def restore(self) -> list[TableSession]:
         """Start the tables of this process's shards: load the ones with an event due
-        within the idle time (a timeout, a computer's move, a lobby's expiry: what a
-        running bot would keep in memory, and what fell due while it was down), plan their
-        timers and refresh their messages; then start the scheduler for the rest.
+        within the idle time (a timeout, a computer's move, a lobby's expiry, a "your
+        turn" notice owed: what a running bot would keep in memory, and what fell due
+        while it was down), plan their timers and refresh their messages; then start the
+        scheduler for the rest.
 
         An unloaded table's message is already right (it was shown before it left
         memory, or before the bot stopped); its next click, command or due time loads it.

@@ -12,8 +12,9 @@ import pytest
 from simcord import Env
 
 from bot.client.bot import CardtableBot
-from bot.client.publishing.notices import NOTICE_GAP, RECENTLY, SUMMARY_EVERY
+from bot.client.publishing.notices import NOTICE_GAP, NOTICE_RETRY, RECENTLY, SUMMARY_EVERY
 from bot.runtime.settings import Settings
+from bot.table.timers import owed_notices
 from tests.backends import Backend
 from tests.e2e.helpers import Table
 from tests.e2e.test_play_by_post import (
@@ -211,3 +212,42 @@ async def test_an_owed_notice_of_a_table_out_of_memory_goes_out_at_its_time(
     assert len(live_notices(actor)) == 1 and len(notices(actor)) == 2
     remembered = await table.reload()
     assert remembered.meta.notice_sent[str(actor.id)] >= sent + NOTICE_GAP
+
+
+async def test_a_failed_notice_is_tried_again_and_a_refused_one_keeps_nothing_due(
+    simcord_env: Env,
+) -> None:
+    """A notice that meets a server error is still owed and goes out NOTICE_RETRY later; one
+    Discord refuses for good (a 400) is not tried again for that turn, and the turn does not
+    keep the table due (its stored due time is the half-time reminder)."""
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    dm = f"/channels/{actor.user.dm_channel.id}/messages"
+    simcord_env.inject_error("POST", dm, status=500)
+    await simcord_env.advance_time(RECENTLY + 5)
+    assert not notices(actor)
+    stored = await table.reload()
+    assert str(actor.id) in owed_notices(stored)  # still owed after the failure
+    await simcord_env.advance_time(NOTICE_RETRY + 5)
+    assert len(live_notices(actor)) == 1
+    seats = table.game.players
+    following = table.actor(seats[(seats.index(str(actor.id)) + 1) % len(seats)])
+    following_dm = f"/channels/{following.user.dm_channel.id}/messages"
+    simcord_env.inject_error("POST", following_dm, status=400, code=50035, times=None)
+    await table.click(actor, "No thanks!")
+    assert table.active() is following
+    await simcord_env.advance_time(RECENTLY + 5)
+    await simcord_env.advance_time(NOTICE_RETRY * 3)
+    assert not notices(following)
+    stored = await table.reload()
+    turn = stored.meta.turn
+    assert turn is not None and stored.meta.turn_notices[str(following.id)] == [0, 0, turn.since]
+    assert stored.record.due_at == turn.deadline - stored.turn_seconds() / 2
+    tries = [
+        r
+        for r in simcord_env.http_requests
+        if r.method == "POST"
+        and r.path == following_dm
+        and "Your turn" in (r.json or {}).get("content", "")
+    ]
+    assert len(tries) == 1  # refused once, never tried again for this turn

@@ -20,8 +20,9 @@ same change path, so they work after a restart too.
 - **Owed notices survive a restart.** A turn whose notice is neither out nor settled
   keeps the table due at the time the notice may go (``bot.table.timers.due_time``): the
   scheduler loads the table then, and loading a table queues what it owes. A turn whose
-  notice is decided not to go (daily summary or none) records that decision, so it never
-  keeps the table due.
+  notice is decided not to go (daily summary or none, or Discord refused it for good)
+  records that decision, so it never keeps the table due; one that met a passing fault
+  is tried again ``NOTICE_RETRY`` seconds later.
 - **Nobody is told what they are looking at.** A person who acted at this table in the
   last ``RECENTLY`` seconds (the turn pings' rule) is told only if the turn still waits
   for them ``RECENTLY`` seconds after they acted.
@@ -148,7 +149,7 @@ class TurnNotices:
         """Queue a player's notice for the turn that began at ``since``, when it may go
         (``settle``: at once, to read their choice and record that none goes)."""
         if settle:
-            cost, delay = 0, delay or 0.0  # a save, no request (unless they chose "every")
+            cost, delay = 0, 0.0  # a save, no request (unless they chose "every" since)
         else:
             # The DM channel is opened first the first time (the remembering save is no
             # request).
@@ -292,10 +293,15 @@ class TurnNotices:
         except (discord.Forbidden, discord.NotFound):
             await self._closed(session, player)
             return
-        except (TimeoutError, discord.HTTPException):
-            # Not sent: still owed (the table stays due for it), tried again a little later.
+        except (TimeoutError, discord.HTTPException) as error:
             log.warning("turn notice to %s for table %s failed", player, session.id, exc_info=True)
-            self._queue(session, player, since, delay=NOTICE_RETRY)
+            if isinstance(error, discord.HTTPException) and error.status < 500:
+                # Refused for good (not a passing fault): this turn gets no notice, so it
+                # does not keep the table due; the next turn tries again.
+                await self._settled(session, player, since)
+            else:
+                # Not sent: still owed (the table stays due for it), tried again later.
+                self._queue(session, player, since, delay=NOTICE_RETRY)
             return
         sent = session.clock()
 
@@ -312,14 +318,8 @@ class TurnNotices:
 
     async def _settled(self, session: TableSession, player: str, since: int) -> None:
         """Record with the table that no notice goes for this turn (the player chose a
-        daily summary or none), so the turn does not keep the table due for one."""
-
-        notice = session.meta.turn_notices.get(player)
-        if notice is not None and notice[1] and notice[2] != since:
-            # An earlier turn's notice not yet closed keeps its place until its closing
-            # is noted (its edit was queued before this): settle this turn after that.
-            self._queue(session, player, since, settle=True, delay=NOTICE_RETRY)
-            return
+        daily summary or none, or Discord refused it), so the turn does not keep the table
+        due for one. (An earlier notice still open is closed by the edit already queued.)"""
 
         def settled(draft: Draft) -> None:
             turn = draft.meta.turn

@@ -224,6 +224,8 @@ class Timers:
         # Late from the row's due time: after a restart or a load, the event's own time
         # (a computer's pause, say) starts again, but the row says when it really fell due.
         stored = session.record.due_at
+        if stored is not None and stored < event.due and stored == notice_due(session):
+            stored = None  # the row is due for a notice owed, not for this event
         due = event.due if stored is None else min(stored, event.due)
         metrics.event_started(event.kind, self._clock() - due)
         self._running.add(session.id)

@@ -488,6 +488,15 @@ class Storage(ABC):
         """Store a person's choice of turn notices; None clears it."""
         await self._transaction(work.set_user_notify, user_id, mode)
 
+    async def get_user_summary_at(self, user_id: int) -> float | None:
+        """When a person's last daily summary went out (the bot's clock); None if never."""
+        rows = await self.read("SELECT summary_at FROM user_settings WHERE user_id = ?", (user_id,))
+        return None if not rows or rows[0]["summary_at"] is None else float(rows[0]["summary_at"])
+
+    async def set_user_summary_at(self, user_id: int, at: float) -> None:
+        """Store when a person's last daily summary went out."""
+        await self._transaction(work.set_user_summary_at, user_id, at)
+
     async def get_user_away(self, user_id: int) -> tuple[float | None, int, int]:
         """A person's absence: (away until, or None; the year counted; days taken in it)."""
         rows = await self.read(

@@ -224,6 +224,9 @@ MIGRATIONS: Sequence[Migration] = (
         away_used INTEGER
     );
     """,
+    # When a person's last daily summary of turn-based tables went out (the bot's clock;
+    # NULL: never), so that a restart does not send a second one within the day.
+    "ALTER TABLE user_settings ADD COLUMN summary_at REAL",
     # Issue 43, several processes: when each person's absence was last set or ended, on
     # the tables' clock (NULL: never since this step). Every process reads the absences
     # changed since its last look from this index on its scheduler's wake, and holds or

@@ -367,6 +367,16 @@ async def set_user_notify(tx: Transaction, user_id: int, mode: str | None) -> No
     )
 
 
+async def set_user_summary_at(tx: Transaction, user_id: int, at: float) -> None:
+    """Store when a person's last daily summary went out."""
+    await tx.execute(
+        "INSERT INTO user_settings (user_id, summary_at) VALUES (?, ?)"
+        " ON CONFLICT (user_id) DO UPDATE SET summary_at = excluded.summary_at",
+        user_id,
+        at,
+    )
+
+
 async def set_user_away(
     tx: Transaction, user_id: int, until: float | None, year: int, used: int, set_at: float
 ) -> None:

@@ -127,8 +127,13 @@ class TableMeta:
     # table, whose clock is the turn_seconds option. Computers keep their usual pace.
     pace: int = 0
     # Each person's "your turn" DM at a turn-based table: player -> [channel id, message
-    # id, move it was sent for], edited to say "done" once the turn has passed.
+    # id, the turn (Turn.since) it was for], edited to say "done" once the turn has passed.
+    # Message id 0: that turn's notice is settled with nothing left to close (closed
+    # already, or none goes: they chose a daily summary or none).
     turn_notices: dict[str, list[int]] = field(default_factory=dict)
+    # When each person's last "your turn" DM at this table went out (the tables' clock):
+    # the next waits for the gap (bot.table.timers.NOTICE_GAP), across restarts too.
+    notice_sent: dict[str, float] = field(default_factory=dict)
     ended_at: float | None = None  # when the game ended (finished or stopped)
     # People away (/cardtable away) at a turn-based table: player -> until when. Their
     # turns' deadlines are held: a turn that waits for them runs out a pace after that.
@@ -187,6 +192,8 @@ class TableMeta:
             data["ended_at"] = self.ended_at
         if self.held:
             data["held"] = dict(self.held)
+        if self.notice_sent:
+            data["notice_sent"] = dict(self.notice_sent)
         return data
 
     @classmethod
@@ -224,6 +231,7 @@ class TableMeta:
             },
             ended_at=data.get("ended_at"),
             held={str(k): float(v) for k, v in data.get("held", {}).items()},
+            notice_sent={str(k): float(v) for k, v in data.get("notice_sent", {}).items()},
         )
 
     def copy(self) -> TableMeta:
@@ -256,4 +264,5 @@ class TableMeta:
             turn_notices={player: list(ids) for player, ids in self.turn_notices.items()},
             ended_at=self.ended_at,
             held=dict(self.held),
+            notice_sent=dict(self.notice_sent),
         )

@@ -25,7 +25,7 @@ from bot.table.session import Draft, TableSession, game_result
 from bot.table.shards import ShardSet, shard_of
 from bot.table.spec import GameSpec, Letter
 from bot.table.thinking import ThinkingPool, game_of
-from bot.table.timers import TimedEvent, Timers, due_time, next_event
+from bot.table.timers import TimedEvent, Timers, due_time, next_event, notice_due
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +53,9 @@ ABSENCE_OVERLAP = 60.0
 # How far back start-up looks for absences set or ended (an absence lasts at most 14
 # days, so an older "I'm back" has no held deadline left to bring forward).
 ABSENCE_REACH = 15 * 86400.0
+# How often a table that owes a notice already due (being sent, or waiting to be tried
+# again) looks again whether it may leave memory.
+OWED_AGAIN = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +292,11 @@ class Tables:
         self._remember(adopted)
         self._touch(adopted)
         self.timers.schedule(adopted)
+        # What its publisher owes a table as it was stored (a "your turn" notice that was
+        # waiting when the bot stopped, or when the table left memory) goes out now.
+        loaded = getattr(self.publisher, "loaded", None)
+        if loaded is not None:
+            loaded(adopted)
         return adopted
 
     def _adopt(self, record: TableRecord | BrokenRow) -> TableSession | BrokenRow:
@@ -414,6 +422,11 @@ class Tables:
         if event is not None and event.due <= now + max(self.idle_seconds, LOOKAHEAD):
             # Due soon: it stays at least until then (the event's change touches it).
             at = max(at, event.due)
+        owed = notice_due(session)
+        if owed is not None and owed <= now + max(self.idle_seconds, LOOKAHEAD):
+            # A notice on its way: look again once it should be out (its remembering
+            # change touches the table).
+            at = max(at, owed + RETRY_SECONDS if owed > now else now + OWED_AGAIN)
         if session.lock.locked() or session.unsettled is not None or self.timers.busy(session.id):
             at = max(at, now + RETRY_SECONDS)
         return max(at, now + RETRY_SECONDS) if at <= now else at
@@ -537,9 +550,10 @@ class Tables:
 
     async def restore(self) -> list[TableSession]:
         """Start the tables of this process's shards: load the ones with an event due
-        within the idle time (a timeout, a computer's move, a lobby's expiry: what a
-        running bot would keep in memory, and what fell due while it was down), plan their
-        timers and refresh their messages; then start the scheduler for the rest.
+        within the idle time (a timeout, a computer's move, a lobby's expiry, a "your
+        turn" notice owed: what a running bot would keep in memory, and what fell due
+        while it was down), plan their timers and refresh their messages; then start the
+        scheduler for the rest.
 
         An unloaded table's message is already right (it was shown before it left
         memory, or before the bot stopped); its next click, command or due time loads it.
@@ -750,8 +764,12 @@ class Tables:
             return False
         if now - self._used.get(session.id, now) < self.idle_seconds:
             return False
+        soon = now + max(self.idle_seconds, LOOKAHEAD)
         event = next_event(session, now)
-        return event is None or event.due > now + max(self.idle_seconds, LOOKAHEAD)
+        owed = notice_due(session)
+        # A notice owed soon is on its way (the publisher queued it when the table was
+        # changed or loaded): the table stays until it is out and remembered.
+        return (event is None or event.due > soon) and (owed is None or owed > soon)
 
     def unrestorable(self, record: TableRecord) -> str | None:
         """Why an open table's row cannot be run again (None if it can): an unknown game,

@@ -17,6 +17,7 @@ from bot import metrics
 from bot.engines.contract import GameEngine
 from bot.table.errors import DatabaseDown, SaveUnknown
 from bot.table.meta import TableMeta
+from bot.table.spec import is_computer_id
 
 if TYPE_CHECKING:
     from bot.table.session import TableSession
@@ -30,6 +31,10 @@ RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 60.0)  # then every 60 s
 # the table is back to normal within this long of the database's return. A failing attempt
 # costs next to nothing then (the storage refuses at once while it knows it is down).
 OUTAGE_RETRY = 1.0
+# At most one "your turn" DM per player and turn-based table this often (seconds).
+NOTICE_GAP = 5 * 60
+# A person who acted at the table this recently is looking at it: their notice waits.
+RECENTLY = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +80,48 @@ class Timed(Protocol):
 
 def due_time(session: Timed, now: float) -> float | None:
     """When a table's next timed event falls due (None: nothing is due), as stored in its
-    row for the scheduler."""
+    row for the scheduler: its next event, or a "your turn" notice owed sooner (the
+    scheduler then loads the table, and loading it queues the notice)."""
     event = next_event(session, now)
-    return None if event is None else event.due
+    due = None if event is None else event.due
+    owed = notice_due(session)
+    if owed is not None and (due is None or owed < due):
+        return owed
+    return due
+
+
+def notice_time(meta: TableMeta, player: str) -> float:
+    """When a person's next "your turn" notice at a table may go: RECENTLY after they
+    last acted there (they are looking at it) and NOTICE_GAP after their last notice
+    there (by the tables' clock)."""
+    at = meta.acted.get(player, -RECENTLY) + RECENTLY
+    sent = meta.notice_sent.get(player)
+    return at if sent is None else max(at, sent + NOTICE_GAP)
+
+
+def owed_notices(session: Timed) -> dict[str, float]:
+    """The people a turn-based table owes a "your turn" notice, and when it may go: those
+    it waits for (not computers, not seats a computer plays, not closed DMs) whose
+    notice for this turn is neither out nor settled otherwise (``TableMeta.turn_notices``
+    records a notice sent, and one decided not to go, so neither keeps the table due)."""
+    meta = session.meta
+    turn = meta.turn
+    if not meta.pace or session.status != "running" or turn is None:
+        return {}
+    owed: dict[str, float] = {}
+    for player in session.acting_players():
+        if is_computer_id(player) or session.plays_itself(player) or player in meta.dm_closed:
+            continue
+        notice = meta.turn_notices.get(player)
+        if notice is not None and notice[2] == turn.since:
+            continue
+        owed[player] = notice_time(meta, player)
+    return owed
+
+
+def notice_due(session: Timed) -> float | None:
+    """When the first notice a table owes may go (None: it owes none)."""
+    return min(owed_notices(session).values(), default=None)
 
 
 def next_event(session: Timed, now: float) -> TimedEvent | None:
@@ -180,6 +224,8 @@ class Timers:
         # Late from the row's due time: after a restart or a load, the event's own time
         # (a computer's pause, say) starts again, but the row says when it really fell due.
         stored = session.record.due_at
+        if stored is not None and stored < event.due and stored == notice_due(session):
+            stored = None  # the row is due for a notice owed, not for this event
         due = event.due if stored is None else min(stored, event.due)
         metrics.event_started(event.kind, self._clock() - due)
         self._running.add(session.id)

@@ -33,6 +33,7 @@ def full_meta() -> TableMeta:
         turn_notices={"1": [10, 14, 7]},
         ended_at=50.0,
         held={"2": 60.0},
+        notice_sent={"1": 70.0},
     )
 
 
@@ -57,6 +58,7 @@ def test_copy_shares_no_mutable_part() -> None:
         "rating_changes",
         "acted",
         "held",
+        "notice_sent",
     ):
         getattr(draft, name)["x"] = getattr(draft, name).get("1", 0)
     for name in ("away", "dm_closed", "hint_pending", "invited", "ping_message"):

@@ -16,7 +16,16 @@ from bot.storage import Storage, TableRecord
 from bot.table.meta import Turn
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec
-from bot.table.timers import BOT_DELAY, LOBBY_TTL, TimedEvent, next_event
+from bot.table.timers import (
+    BOT_DELAY,
+    LOBBY_TTL,
+    NOTICE_GAP,
+    RECENTLY,
+    TimedEvent,
+    due_time,
+    next_event,
+    owed_notices,
+)
 from tests.table.harness import (
     BEN,
     CID,
@@ -127,6 +136,55 @@ def test_closed_table_has_nothing_due(spec: GameSpec, status: str) -> None:
 def test_running_without_turn_clock_has_nothing_due(spec: GameSpec) -> None:
     """A person's turn without a turn clock has nothing scheduled."""
     assert next_event(session_of(spec, "running", HUMANS), T0) is None
+
+
+DAY = 24 * 3600
+
+
+def turn_based(spec: GameSpec, **meta: Any) -> TableSession:
+    """A 24 h table whose turn began at move 0 (now, T0) and waits for its first person."""
+    turn = Turn(0, T0 + DAY).to_dict()
+    return session_of(spec, "running", HUMANS, meta={"turn": turn, "pace": DAY, **meta})
+
+
+@SPECS
+def test_a_notice_owed_is_the_due_time_until_it_is_out_or_settled(spec: GameSpec) -> None:
+    """A turn-based turn owes its people a notice: RECENTLY after they acted, the gap
+    after their last notice there. The stored due time is that, sooner than the half-time
+    reminder, until the turn's notice is out or settled (none goes): then the reminder."""
+    first = turn_based(spec).acting_players()[0]
+    half = T0 + DAY / 2
+    fresh = turn_based(spec, acted={first: T0})
+    assert owed_notices(fresh)[first] == T0 + RECENTLY
+    assert due_time(fresh, T0) == T0 + RECENTLY
+    gap = turn_based(spec, acted={first: T0}, notice_sent={first: T0 - 60})
+    assert due_time(gap, T0) == T0 - 60 + NOTICE_GAP
+    for noted in ([7, 8, 0], [0, 0, 0], [7, 0, 0]):  # sent; settled; sent and closed
+        done = turn_based(spec, acted={first: T0}, turn_notices={first: noted})
+        assert first not in owed_notices(done)
+    older = turn_based(spec, acted={first: T0}, turn_notices={first: [7, 8, -5]})
+    assert first in owed_notices(older)  # an earlier turn's notice is not this turn's
+    everyone = {p: [0, 0, 0] for p in HUMANS}
+    assert due_time(turn_based(spec, turn_notices=everyone), T0) == half
+
+
+@SPECS
+def test_a_notice_that_cannot_go_keeps_nothing_due(spec: GameSpec) -> None:
+    """No notice is owed to closed DMs, to a seat a computer plays, or at a live table: its
+    due time is the turn's own event, so no table stays due for a notice that never goes."""
+    first = turn_based(spec).acting_players()[0]
+    half = T0 + DAY / 2
+    for meta in ({"dm_closed": [first]}, {"away": [first]}):
+        session = turn_based(spec, acted={first: T0}, **meta)
+        assert first not in owed_notices(session)
+        if not session.plays_itself(first):
+            others = {p: [0, 0, 0] for p in HUMANS if p != first}
+            quiet = turn_based(spec, acted={first: T0}, turn_notices=others, **meta)
+            assert due_time(quiet, T0) == half
+    live = session_of(
+        spec, "running", HUMANS, meta={"turn": Turn(0, T0 + 60).to_dict()}, turn_seconds=60
+    )
+    assert owed_notices(live) == {} and due_time(live, T0) == T0 + 30
 
 
 # -- retries ------------------------------------------------------------------------------

@@ -74,6 +74,11 @@ class DiscordPublisher:
         self.notices.update(session)
         self.threads.closed(session)
 
+    def loaded(self, session: TableSession) -> None:
+        """A table was loaded from its row (a restart, the scheduler, a click): send what
+        it owes now, a "your turn" notice that was waiting when it was stored, say."""
+        self.notices.update(session)
+
     def show_broken(self, row: BrokenRow) -> None:
         """Tell a quarantined table's channel, on its message, that it could not be restored."""
         self.tables.show_broken(row)

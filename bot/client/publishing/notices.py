@@ -9,10 +9,20 @@ same change path, so they work after a restart too.
 - **One live notice per player and table.** It is remembered with the table
   (``TableMeta.turn_notices``: DM channel, message, the turn it is for). Once its turn has
   passed, for whatever reason, it is edited to say so ("done", or that the computer
-  played at the deadline) and loses its buttons, before a later notice of that table.
-- **At most one notice per player and table every ``NOTICE_GAP`` seconds** (5 minutes).
-  A turn that starts sooner after the last notice waits for the gap; if the player has
-  moved meanwhile (they were at the table), no notice goes out at all.
+  played at the deadline) and loses its buttons, before a later notice of that table;
+  the table then remembers it closed (message id 0), so it is never edited again, after
+  a restart too.
+- **At most one notice per player and table every ``NOTICE_GAP`` seconds** (5 minutes),
+  by the tables' clock, with when it went out kept with the table
+  (``TableMeta.notice_sent``). A turn that starts sooner after the last notice waits for
+  the gap; if the player has moved meanwhile (they were at the table), no notice goes
+  out at all.
+- **Owed notices survive a restart.** A turn whose notice is neither out nor settled
+  keeps the table due at the time the notice may go (``bot.table.timers.due_time``): the
+  scheduler loads the table then, and loading a table queues what it owes. A turn whose
+  notice is decided not to go (daily summary or none, or Discord refused it for good)
+  records that decision, so it never keeps the table due; one that met a passing fault
+  is tried again ``NOTICE_RETRY`` seconds later.
 - **Nobody is told what they are looking at.** A person who acted at this table in the
   last ``RECENTLY`` seconds (the turn pings' rule) is told only if the turn still waits
   for them ``RECENTLY`` seconds after they acted.
@@ -39,15 +49,16 @@ from bot.render.notices import notice_over, turn_notice, turns_list
 from bot.table.meta import Notice
 from bot.table.session import Draft, TableSession
 from bot.table.spec import is_computer_id
+from bot.table.timers import NOTICE_GAP, RECENTLY, notice_time, owed_notices
 
 log = logging.getLogger(__name__)
 
-# At most one "your turn" DM per player and table this often (seconds).
-NOTICE_GAP = 5 * 60
-# A daily summary goes out at most this often per person (seconds).
+# A daily summary goes out at most this often per person (seconds, the tables' clock).
 SUMMARY_EVERY = 24 * 3600
-# A person who acted at the table this recently is looking at it: no notice for now.
-RECENTLY = 30.0
+# A notice whose sending failed (not refused) is tried again this much later (seconds).
+NOTICE_RETRY = 60.0
+
+__all__ = ["NOTICE_GAP", "NOTICE_RETRY", "RECENTLY", "SUMMARY_EVERY", "TurnNotices"]
 
 
 class TurnNotices:
@@ -63,12 +74,12 @@ class TurnNotices:
         self.host = host
         self.lane = lane
         self.dms = dms
-        # (table, player) -> when (the loop's clock) their last notice there went out.
-        self._sent_at: dict[tuple[int, str], float] = {}
-        # (table, player) -> their last notice there already told its turn is over.
+        # (table, player) -> their last notice there already told its turn is over (until
+        # the table remembers it closed: TableMeta.turn_notices).
         self._over: dict[tuple[int, str], int] = {}
-        # Person -> when (the loop's clock) their last daily summary went out.
-        self._summary_at: dict[str, float] = {}
+        # Person -> when (the tables' clock) their last daily summary went out, as read
+        # from or written to their user_settings row.
+        self._summary_at: dict[str, float | None] = {}
 
     def awaited(self, session: TableSession) -> list[str]:
         """The people a turn-based table waits for who can get a notice."""
@@ -91,6 +102,8 @@ class TurnNotices:
         awaited = self.awaited(session)
         for player, ids in session.meta.turn_notices.items():
             channel_id, message_id, since = ids
+            if not message_id:
+                continue  # closed already, or none was sent
             passed = turn is None or since != turn.since or player not in awaited
             if passed and self._over.get((session.id, player)) != message_id:
                 self.lane.put(
@@ -101,40 +114,54 @@ class TurnNotices:
         if turn is None or not session.is_open:
             self.forget(session)
             return
+        # Every notice owed (this turn's is neither out nor settled): queued to go when
+        # it may, or (daily summary, none) to record that none goes. Someone on daily
+        # summaries whose turn it still is gets theirs planned (again, after a restart).
+        owed = owed_notices(session)
         for player in awaited:
-            notice = session.meta.turn_notices.get(player)
-            if notice is not None and notice[2] == turn.since:
-                continue  # this turn's notice is out
             mode = self.host.notify.value_for(int(player))  # "every" until read
-            if mode == "none":
-                continue
-            if mode == "daily":
-                self.summary_soon(player)
-                continue
-            self._queue(session, player, turn.since)
+            if player not in owed:
+                if mode == "daily":
+                    self.summary_soon(player)
+            elif mode == "every":
+                self._queue(session, player, turn.since)
+            else:
+                self._queue(session, player, turn.since, settle=True)
 
     def _wait(self, session: TableSession, player: str) -> float:
         """How long a player's next notice at this table must still wait: someone at the
         table now is told only if they are still awaited once they have had RECENTLY
-        seconds to move, and nobody more often than every NOTICE_GAP."""
-        wait = session.meta.acted.get(player, -RECENTLY) + RECENTLY - session.clock()
-        last = self._sent_at.get((session.id, player))
-        if last is not None:
-            wait = max(wait, last + NOTICE_GAP - asyncio.get_running_loop().time())
-        # A hundredth of a second is no wait: the two clocks need not agree to the last bit.
+        seconds to move, and nobody more often than every NOTICE_GAP (both kept with the
+        table, on the tables' clock)."""
+        wait = notice_time(session.meta, player) - session.clock()
+        # A hundredth of a second is no wait: the clocks need not agree to the last bit.
         return wait if wait > 0.01 else 0.0
 
-    def _queue(self, session: TableSession, player: str, since: int) -> None:
-        """Queue a player's notice for the turn that began at ``since``, when it may go."""
+    def _queue(
+        self,
+        session: TableSession,
+        player: str,
+        since: int,
+        *,
+        settle: bool = False,
+        delay: float | None = None,
+    ) -> None:
+        """Queue a player's notice for the turn that began at ``since``, when it may go
+        (``settle``: at once, to read their choice and record that none goes)."""
+        if settle:
+            cost, delay = 0, 0.0  # a save, no request (unless they chose "every" since)
+        else:
+            # The DM channel is opened first the first time (the remembering save is no
+            # request).
+            cost = 1 if self.dms.knows_channel(int(player)) else 2
+            delay = max(self._wait(session, player), delay or 0.0)
         self.lane.put(
             ("notice", session.id, player),
             Priority.PING,
             # By id: the table may leave memory (and come back) before this goes out.
             partial(self._send_to, session.id, player, since),
-            # The DM channel is opened first the first time (the remembering save is no
-            # request).
-            cost=1 if self.dms.knows_channel(int(player)) else 2,
-            delay=self._wait(session, player),
+            cost=cost,
+            delay=delay,
         )
 
     async def waiting(
@@ -169,15 +196,43 @@ class TurnNotices:
         ]
 
     def answered(self, session: TableSession, player: str, message_id: int) -> None:
-        """A notice's own button played the move: its click already said it is done."""
+        """A notice's own button played the move: its click already said it is done (the
+        table remembers that soon, so no restart edits it again)."""
         self._over[(session.id, player)] = message_id
+        if session.is_open:
+            self.lane.put(
+                ("notice-closed", session.id, player),
+                Priority.DM,
+                partial(self._remember_closed, session.id, player, message_id),
+                cost=0,  # a save, no request
+            )
 
     def forget(self, session: TableSession) -> None:
         """A table closed: its memory of notices is dropped (not the notices' closing)."""
-        for key in [key for key in self._sent_at if key[0] == session.id]:
-            del self._sent_at[key]
         for key in [key for key in self._over if key[0] == session.id]:
             del self._over[key]
+
+    async def _remember_closed(self, table_id: int, player: str, message_id: int) -> None:
+        """Note with an open table that a player's notice there is closed (message id 0),
+        so that it is not edited again, by this process or after a restart."""
+        session = await self._table(table_id)
+        if session is None:
+            return  # closed meanwhile: nothing edits its notices again
+        notice = session.meta.turn_notices.get(player)
+        if notice is None or notice[1] != message_id:
+            return  # already noted, or a newer notice replaced it
+
+        def closed(draft: Draft) -> None:
+            noted = draft.meta.turn_notices.get(player)
+            if noted is not None and noted[1] == message_id:
+                noted[1] = 0
+
+        try:
+            await session.change(closed, then=shown)
+        except Exception:
+            # Kept in this process's memory: only a restart before the table's next change
+            # may edit it once more.
+            log.warning("could not note %s's closed notice at table %s", player, table_id)
 
     def server_name(self, session: TableSession) -> str | None:
         """The name of the table's server, if the bot sees it."""
@@ -209,10 +264,10 @@ class TurnNotices:
         except Exception:
             log.warning("could not read %s's turn notices setting", player, exc_info=True)
             mode = "every"  # the default: a notice too many beats a turn missed
-        if mode == "none":
-            return
-        if mode == "daily":
-            self.summary_soon(player)
+        if mode != "every":
+            if mode == "daily":
+                self.summary_soon(player)
+            await self._settled(session, player, since)
             return
         if self._wait(session, player) > 0:
             # Queued sooner than its rules allow (the lane keeps the sooner of two puts
@@ -238,15 +293,21 @@ class TurnNotices:
         except (discord.Forbidden, discord.NotFound):
             await self._closed(session, player)
             return
-        except (TimeoutError, discord.HTTPException):
-            # Not sent: the next change of the table queues it again (after the gap).
+        except (TimeoutError, discord.HTTPException) as error:
             log.warning("turn notice to %s for table %s failed", player, session.id, exc_info=True)
+            if isinstance(error, discord.HTTPException) and error.status < 500:
+                # Refused for good (not a passing fault): this turn gets no notice, so it
+                # does not keep the table due; the next turn tries again.
+                await self._settled(session, player, since)
+            else:
+                # Not sent: still owed (the table stays due for it), tried again later.
+                self._queue(session, player, since, delay=NOTICE_RETRY)
             return
-        self._sent_at.pop((session.id, player), None)
-        self._sent_at[(session.id, player)] = asyncio.get_running_loop().time()
+        sent = session.clock()
 
         def remember(draft: Draft) -> None:
             draft.meta.turn_notices[player] = [channel.id, message.id, since]
+            draft.meta.notice_sent[player] = sent
 
         try:
             await session.change(remember, then=shown)
@@ -255,13 +316,29 @@ class TurnNotices:
             # is over" once it passes), and no other is sent for this turn meanwhile.
             log.warning("could not remember %s's turn notice at table %s", player, session.id)
 
+    async def _settled(self, session: TableSession, player: str, since: int) -> None:
+        """Record with the table that no notice goes for this turn (the player chose a
+        daily summary or none, or Discord refused it), so the turn does not keep the table
+        due for one. (An earlier notice still open is closed by the edit already queued.)"""
+
+        def settled(draft: Draft) -> None:
+            turn = draft.meta.turn
+            if turn is not None and turn.since == since:  # else the turn passed meanwhile
+                draft.meta.turn_notices[player] = [0, 0, since]
+
+        try:
+            await session.change(settled, then=shown)
+        except Exception:
+            log.warning("could not note at table %s that %s gets no notice", session.id, player)
+
     def summary_soon(self, player: str) -> None:
-        """Queue a person's daily summary: now if they had none yet, else a day after
+        """Queue a person's daily summary: now if they had none yet (as far as this
+        process knows: the summary reads the stored time before it goes), else a day after
         their last one (a pending one is not moved)."""
         last = self._summary_at.get(player)
         delay = 0.0
         if last is not None:
-            delay = max(last + SUMMARY_EVERY - asyncio.get_running_loop().time(), 0.0)
+            delay = max(last + SUMMARY_EVERY - self.host.tables.clock(), 0.0)
         self.lane.put(
             ("notice-summary", player), Priority.DM, partial(self._summary, player), delay=delay
         )
@@ -275,10 +352,14 @@ class TurnNotices:
         except Exception:
             log.warning("could not read %s's turn notices setting", player, exc_info=True)
             return
-        last = self._summary_at.get(player)
-        now = asyncio.get_running_loop().time()
+        try:
+            last = await self._last_summary(player)
+        except Exception:
+            log.warning("could not read when %s's last daily summary went", player, exc_info=True)
+            return  # the next turn waiting for them queues it again
+        now = self.host.tables.clock()
         if last is not None and now < last + SUMMARY_EVERY:
-            self.summary_soon(player)  # queued early (by an older put): wait for the day
+            self.summary_soon(player)  # too early (an older put, a restart): wait for the day
             return
         seated = await self.host.tables.seated(int(player))
         sessions = [s for s in seated if player in s.meta.user_locales]
@@ -300,7 +381,20 @@ class TurnNotices:
             return
         self._summary_at.pop(player, None)
         self._summary_at[player] = now
+        try:
+            await self.host.tables.storage.set_user_summary_at(int(player), now)
+        except Exception:
+            # Kept in this process's memory: only a restart may send the next one early.
+            log.warning("could not store when %s's daily summary went", player, exc_info=True)
         self.summary_soon(player)
+
+    async def _last_summary(self, player: str) -> float | None:
+        """When a person's last daily summary went out (None: never), read from their
+        user_settings row once, then kept in memory."""
+        if player not in self._summary_at:
+            storage = self.host.tables.storage
+            self._summary_at[player] = await storage.get_user_summary_at(int(player))
+        return self._summary_at[player]
 
     async def _close(
         self,
@@ -336,6 +430,7 @@ class TurnNotices:
             return  # the next change of the table tries again
         if session.is_open:  # a closed table's memory is already dropped
             self._over[(session.id, player)] = message_id
+            await self._remember_closed(table_id, player, message_id)
 
     async def _closed(self, session: TableSession, player: str) -> None:
         """A player's DMs refuse notices: never again at this table; the table says so."""

@@ -93,10 +93,13 @@ def due_time(session: Timed, now: float) -> float | None:
 def notice_time(meta: TableMeta, player: str) -> float:
     """When a person's next "your turn" notice at a table may go: RECENTLY after they
     last acted there (they are looking at it) and NOTICE_GAP after their last notice
-    there (by the tables' clock)."""
+    there (by the tables' clock); and not before the end of an absence that holds their
+    turns (/cardtable away): an away person is told when they are back."""
     at = meta.acted.get(player, -RECENTLY) + RECENTLY
     sent = meta.notice_sent.get(player)
-    return at if sent is None else max(at, sent + NOTICE_GAP)
+    if sent is not None:
+        at = max(at, sent + NOTICE_GAP)
+    return max(at, meta.held.get(player, at))
 
 
 def owed_notices(session: Timed) -> dict[str, float]:

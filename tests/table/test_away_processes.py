@@ -107,10 +107,17 @@ async def join(session: TableSession, *users: int) -> None:
 
 
 async def game(process: Process, guild: int, channel: int) -> TableSession:
-    """A running 24 h game of ana, ben and cid."""
+    """A running 24 h game of ana, ben and cid, whose DMs are closed: no "your turn"
+    notice is owed (it would keep the table due, and these processes send none), so only
+    the absences move its due time."""
     session = await lobby(process, guild, channel)
     await join(session, BEN, CID)
     await session.change(lambda d: d.start(HOST, 7))
+
+    def close_dms(draft: Draft) -> None:
+        draft.meta.dm_closed.extend(str(user) for user in draft.record.seats)
+
+    await session.change(close_dms)
     return session
 
 

@@ -169,6 +169,19 @@ def test_a_notice_owed_is_the_due_time_until_it_is_out_or_settled(spec: GameSpec
 
 
 @SPECS
+def test_an_away_persons_notice_waits_for_their_return(spec: GameSpec) -> None:
+    """A person whose turns are held (/cardtable away) is told of their turn when the
+    absence ends, not while away; an absence already over holds nothing back."""
+    first = turn_based(spec).acting_players()[0]
+    back = T0 + 3 * DAY
+    away = turn_based(spec, acted={first: T0}, held={first: back})
+    assert owed_notices(away)[first] == back
+    assert due_time(away, T0) == min(back, T0 + DAY / 2)
+    over = turn_based(spec, acted={first: T0}, held={first: T0 - DAY})
+    assert owed_notices(over)[first] == T0 + RECENTLY
+
+
+@SPECS
 def test_a_notice_that_cannot_go_keeps_nothing_due(spec: GameSpec) -> None:
     """No notice is owed to closed DMs, to a seat a computer plays, or at a live table: its
     due time is the turn's own event, so no table stays due for a notice that never goes."""

@@ -21,9 +21,9 @@ async def test_a_handled_click_is_freed_by_reference_counting(
     seen: list[discord.Interaction] = []
     route = bot.router.route
 
-    async def recording(interaction: discord.Interaction, click: Any) -> None:
+    async def recording(interaction: discord.Interaction, click: Any, **how: Any) -> None:
         seen.append(interaction)
-        await route(interaction, click)
+        await route(interaction, click, **how)
 
     monkeypatch.setattr(bot.router, "route", recording)
     moves = table.session.meta.turn.move

@@ -172,8 +172,12 @@ async def test_the_listener_comes_back_after_the_database_went_away(
             await heard.offered(click_id, PATIENCE)
         said = [record.getMessage() for record in caplog.records]
         assert any("listening for handed clicks; listening again" in line for line in said)
-        assert [offer for offer in heard.offers if offer[0] == click_id] == [(click_id, 1)]
+        # Handed while listening resumed, a click may be offered twice (its notification
+        # and the offer of what waits): harmless, as only one claim can take it.
+        offers = [offer for offer in heard.offers if offer[0] == click_id]
+        assert offers and set(offers) == {(click_id, 1)}
         assert await owner.claim_click(click_id, "owner", time.time()) is not None
+        assert await owner.claim_click(click_id, "owner", time.time()) is None
     finally:
         if receiver is not None:
             await receiver.close()

@@ -627,7 +627,13 @@ class Tables:
             )
 
     async def _start_scheduling(self) -> None:
-        await self._ready()
+        try:
+            await self._ready()
+        except RuntimeError:
+            # discord.py's answer for a client that never logged in: no scheduler to run,
+            # but say so (a task's failure would otherwise surface only when collected).
+            log.exception("the table scheduler cannot start: the bot never logged in")
+            return
         for session in self:
             self._touch(session)
         # Beside the scheduler, not before it: what falls due is not kept waiting.

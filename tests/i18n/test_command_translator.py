@@ -102,6 +102,9 @@ async def bot(make_bot: Callable[[], CardtableBot]) -> CardtableBot:
     """A production bot with every extension loaded (no Discord connection needed)."""
     bot = make_bot()
     await bot.setup_hook()
+    # Never logged in, so never ready: the table scheduler that setup_hook starts would
+    # wait for a readiness that cannot come (and fail); this bot only shows its tree.
+    bot.tables.close()
     if SETTINGS_EXTENSION not in bot.extensions:
         await bot.load_extension(SETTINGS_EXTENSION)
     return bot

@@ -400,6 +400,35 @@ async def test_dm_buttons_work_after_a_restart(
     assert table.game.move_number == before + 2
 
 
+async def test_a_notice_after_a_restart_goes_to_the_dm_channel_the_table_remembers(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
+    """After a restart, a player whose earlier notice the table remembers gets their next
+    one in that DM channel: one request, without opening the channel first (the opening
+    route's own limit made a wave of turns' notices late)."""
+    table = await turn_based_table(simcord_env, 3)
+    first = table.active()
+    await first.user.click(await wait_for_notice(simcord_env, first), label="No thanks!")
+    second = table.active()
+    await second.user.click(await wait_for_notice(simcord_env, second), label="No thanks!")
+    await simcord_env.restart_bot(make_bot())
+    seen = len(simcord_env.http_requests)
+    await table.click(table.active(), "No thanks!")  # loads the table: the first's turn
+    assert table.active().id == first.id
+    await simcord_env.advance_time(RECENTLY + 1)
+    after = simcord_env.http_requests[seen:]
+    opened = [
+        r
+        for r in after
+        if r.path.endswith("/users/@me/channels") and str(r.json["recipient_id"]) == str(first.id)
+    ]
+    assert not opened
+    dm = f"/channels/{first.user.dm_channel.id}/messages"
+    sent = [r for r in after if r.method == "POST" and r.path.endswith(dm)]
+    assert len(sent) == 1 and "Your turn" in sent[0].json["content"]
+    assert live_notice(first).content.startswith(sent[0].json["content"][:20])
+
+
 def dm_buttons(message: discord.Message, action: str) -> list[discord.ui.Button[Any]]:
     """The enabled buttons of one action ("bid", "play", "joker") of a DM's panel."""
     found = []

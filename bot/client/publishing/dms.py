@@ -279,6 +279,14 @@ class PlayerDms:
             del self._dm_channels[next(iter(self._dm_channels))]
         return self.host.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
+    def learn_channel(self, user_id: int, channel_id: int) -> None:
+        """Remember a user's DM channel read from a table (a DM sent there before, by this
+        process or an earlier one): their next DM needs no opening request first."""
+        if user_id not in self._dm_channels:
+            self._dm_channels[user_id] = channel_id
+            if len(self._dm_channels) > DM_CHANNELS_KEPT:
+                del self._dm_channels[next(iter(self._dm_channels))]
+
     def knows_channel(self, user_id: int) -> bool:
         """Whether the user's DM channel is known (a DM to them is one request, not two)."""
         return user_id in self._dm_channels

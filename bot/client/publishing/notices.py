@@ -91,6 +91,10 @@ class TurnNotices:
         awaited = self.awaited(session)
         for player, ids in session.meta.turn_notices.items():
             channel_id, message_id, since = ids
+            # A DM channel never changes: after a restart (or once forgotten) the next
+            # notice costs one request, not two, and takes no turn at the opening route's
+            # own limit (10 a second), which at a wave of turns made notices late.
+            self.dms.learn_channel(int(player), channel_id)
             passed = turn is None or since != turn.since or player not in awaited
             if passed and self._over.get((session.id, player)) != message_id:
                 self.lane.put(

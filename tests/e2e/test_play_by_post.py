@@ -14,7 +14,7 @@ from simcord.enums import InteractionType
 from simcord.results import InteractionResult
 
 from bot.client.bot import CardtableBot
-from bot.client.publishing.notices import NOTICE_GAP, RECENTLY
+from bot.client.publishing.notices import NOTICE_GAP, RECENTLY, RETRY_DELAYS
 from bot.engines.rage import Phase, RageState
 from bot.i18n import t
 from bot.table.meta import PACES
@@ -427,6 +427,32 @@ async def test_a_notice_after_a_restart_goes_to_the_dm_channel_the_table_remembe
     sent = [r for r in after if r.method == "POST" and r.path.endswith(dm)]
     assert len(sent) == 1 and "Your turn" in sent[0].json["content"]
     assert live_notice(first).content.startswith(sent[0].json["content"][:20])
+
+
+async def test_a_notice_that_timed_out_is_sent_again(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A notice whose request timed out (a backlog at Discord's limits) is logged and tried
+    again after RETRY_DELAYS[0], not left for the table's next change a day later."""
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    dms = simcord_env.bot.publisher.dms
+    real = dms.dm_channel
+    failed: list[int] = []
+
+    async def timing_out(user_id: int) -> discord.PartialMessageable:
+        if not failed:
+            failed.append(user_id)
+            raise TimeoutError
+        return await real(user_id)
+
+    monkeypatch.setattr(dms, "dm_channel", timing_out)
+    await simcord_env.advance_time(RECENTLY)
+    assert failed == [actor.id] and not notices(actor)
+    assert any("trying again" in r.getMessage() for r in caplog.records)
+    await simcord_env.advance_time(RETRY_DELAYS[0])
+    assert "Your turn" in live_notice(actor).content
+    assert len(notices(actor)) == 1
 
 
 def dm_buttons(message: discord.Message, action: str) -> list[discord.ui.Button[Any]]:

@@ -48,6 +48,9 @@ NOTICE_GAP = 5 * 60
 SUMMARY_EVERY = 24 * 3600
 # A person who acted at the table this recently is looking at it: no notice for now.
 RECENTLY = 30.0
+# A notice that timed out or met a server error is tried again after these delays (the
+# table's next change may be a day away at a turn-based pace).
+RETRY_DELAYS = (5.0, 15.0, 60.0)
 
 
 class TurnNotices:
@@ -128,17 +131,34 @@ class TurnNotices:
         # A hundredth of a second is no wait: the two clocks need not agree to the last bit.
         return wait if wait > 0.01 else 0.0
 
-    def _queue(self, session: TableSession, player: str, since: int) -> None:
-        """Queue a player's notice for the turn that began at ``since``, when it may go."""
+    def _queue(
+        self,
+        session: TableSession,
+        player: str,
+        since: int,
+        *,
+        attempt: int = 0,
+        open_first: bool = True,
+    ) -> None:
+        """Queue a player's notice for the turn that began at ``since``, when it may go
+        (``attempt``: failed tries so far, each waiting its RETRY_DELAYS). A person's DM
+        channel not known yet is opened first, by the DMs' one-at-a-time opening job."""
+        if open_first and not self.dms.knows_channel(int(player)):
+            again = partial(self._queue, session, player, since, attempt=attempt, open_first=False)
+            self.dms.open_then(int(player), Priority.PING, again)
+            return
+        delay = self._wait(session, player)
+        if attempt:
+            delay = max(delay, RETRY_DELAYS[attempt - 1])
         self.lane.put(
             ("notice", session.id, player),
             Priority.PING,
             # By id: the table may leave memory (and come back) before this goes out.
-            partial(self._send_to, session.id, player, since),
+            partial(self._send_to, session.id, player, since, attempt),
             # The DM channel is opened first the first time (the remembering save is no
             # request).
             cost=1 if self.dms.knows_channel(int(player)) else 2,
-            delay=self._wait(session, player),
+            delay=delay,
         )
 
     async def waiting(
@@ -194,14 +214,15 @@ class TurnNotices:
         else loaded from its row (under its channel's lock, as a click loads it)."""
         return await self.host.tables.load(table_id)
 
-    async def _send_to(self, table_id: int, player: str, since: int) -> None:
+    async def _send_to(self, table_id: int, player: str, since: int, attempt: int = 0) -> None:
         """Send a queued notice, to the table as it is now (None: closed meanwhile)."""
         session = await self._table(table_id)
         if session is not None:
-            await self._send(session, player, since)
+            await self._send(session, player, since, attempt)
 
-    async def _send(self, session: TableSession, player: str, since: int) -> None:
-        """Send a player's notice for the turn that began at ``since``, if still due."""
+    async def _send(self, session: TableSession, player: str, since: int, attempt: int = 0) -> None:
+        """Send a player's notice for the turn that began at ``since``, if still due
+        (``attempt``: failed tries so far)."""
         turn = session.meta.turn
         if turn is None or turn.since != since or player not in self.awaited(session):
             return  # the turn passed while the notice waited
@@ -221,7 +242,7 @@ class TurnNotices:
         if self._wait(session, player) > 0:
             # Queued sooner than its rules allow (the lane keeps the sooner of two puts
             # of a key): wait for them.
-            self._queue(session, player, since)
+            self._queue(session, player, since, attempt=attempt)
             return
         await self.host.wait_until_ready()
         locale = session.user_locale(player)
@@ -242,8 +263,24 @@ class TurnNotices:
         except (discord.Forbidden, discord.NotFound):
             await self._closed(session, player)
             return
-        except (TimeoutError, discord.HTTPException):
-            # Not sent: the next change of the table queues it again (after the gap).
+        except (TimeoutError, discord.DiscordServerError):
+            if attempt < len(RETRY_DELAYS):
+                log.warning(
+                    "turn notice to %s for table %s failed; trying again",
+                    player,
+                    session.id,
+                    exc_info=True,
+                )
+                self._queue(session, player, since, attempt=attempt + 1)
+            else:
+                # Given up for now: the next change of the table queues it again.
+                log.warning(
+                    "turn notice to %s for table %s failed", player, session.id, exc_info=True
+                )
+            return
+        except discord.HTTPException:
+            # Refused (not a rate limit: discord.py waits those out): the next change of
+            # the table queues it again (after the gap).
             log.warning("turn notice to %s for table %s failed", player, session.id, exc_info=True)
             return
         self._sent_at.pop((session.id, player), None)

@@ -91,6 +91,7 @@ class Planned:
     pace: float  # turn_seconds (turn-based: meta.pace)
     due: float  # the turn's deadline (Unix time)
     turn_based: bool = False  # play by post (issue 43): the pace is meta.pace
+    noticed: bool = False  # turn-based: each person's last notice there is remembered
 
 
 @dataclass
@@ -123,10 +124,12 @@ def plan(
     first: int = 0,
     turn_based: bool = False,
     games: Sequence[tuple[str, float]] = GAME_MIX,
+    noticed: bool = True,
 ) -> list[Planned]:
     """``count`` tables spread over ``guilds``, each in its own channel (numbered from
     ``first``, so that several fills of one database never share a channel); ``games``
-    the mix of games by weight, ``turn_based`` play by post at its speeds."""
+    the mix of games by weight, ``turn_based`` play by post at its speeds (``noticed``:
+    with each person's last notice at the table remembered)."""
     rng = random.Random(seed)
     due = due or idle_due(time.time())
     pool = max(8, count * 2)  # distinct people: about half the seats
@@ -156,6 +159,7 @@ def plan(
                 pace=pace,
                 due=due(index, pace, rng),
                 turn_based=turn_based,
+                noticed=turn_based and noticed,
             )
         )
     return planned
@@ -250,7 +254,7 @@ async def fill_one(storage: Storage, table: Planned) -> tuple[Filled, list[tuple
         # stored as its own change, as Tables._ping stores it.
         clock[0] = half
         await session.change(lambda draft: draft.mark_pinged(turn.move))
-    if table.turn_based:
+    if table.noticed:
         await session.change(partial(noticed, table, session.acting_players(), turn.since))
     logged = [
         (session.id, number, player, spec.encode_action(action), began)

@@ -22,9 +22,11 @@ Reported:
 - requests counted against the global limit, per second: mean over the minute and the
   peak second, beside Discord's 50 and the lane's pace (45); 429s by scope (target: 0);
   requests by kind;
-- the live tables' click answers (INTERACTION_CREATE sent to the answer) p50/p99 and the
-  bot's CPU per interaction answered, over the minute; ``--no-turn-based`` runs the same
-  without the turn-based tables (no fill), the baseline to compare them with.
+- the live tables' click answers (INTERACTION_CREATE sent to the answer) p50/p99, the
+  bot's CPU over the minute (all its work, per live interaction answered), and how stale
+  their players' chip DMs ran (a chip change to the DM request showing it, as ``run.py``
+  measures it); ``--no-turn-based`` runs the same without the turn-based tables (no
+  fill), the baseline to compare them with.
 
 The machine is shared: figures are pessimistic, compare runs made side by side.
 
@@ -93,6 +95,10 @@ class Posts:
 
         fake.send = on_send  # type: ignore[method-assign]
 
+    def count(self) -> int:
+        """How many such DMs came so far."""
+        return sum(len(times) for times in self.at.values())
+
 
 def dm_channel_of(user: int) -> int:
     """The DM channel the fill remembered for a person (and the fake opens for them)."""
@@ -150,6 +156,7 @@ class Outcome:
     rejected: dict[str, int] = field(default_factory=dict)
     requests: dict[str, int] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)
+    staleness: list[float] = field(default_factory=list)  # live chip DMs, s
     interactions: int = 0
     clicks: int = 0
     errors: int = 0
@@ -184,6 +191,7 @@ async def fill_tables(
             seed=args.seed,
             due=idle_due(start),
             turn_based=True,
+            noticed=not args.no_notices,
         )
         await fill(storage, idle, concurrency=args.concurrency, move_log="last")
         first_due = time.time() + args.lead
@@ -200,6 +208,7 @@ async def fill_tables(
             computers=False,
             first=len(idle),
             turn_based=True,
+            noticed=not args.no_notices,
         )
         tables = await fill(storage, planned, concurrency=args.concurrency, move_log="last")
         return tables, first_due
@@ -250,7 +259,7 @@ async def one_run(args: argparse.Namespace, server: run.Database) -> Outcome:
             outcome.ready_seconds = bot.ready_seconds
             print(f"  ready in {bot.ready_seconds:.1f} s", flush=True)
             try:
-                await drive(args, fake, where, live, bot.process.pid, first_due, due, outcome)
+                await drive(args, fake, where, live, bot.process.pid, first_due, posts, outcome)
             finally:
                 run.stop(bot.process)
         finally:
@@ -282,7 +291,7 @@ async def drive(
     live: list[FakeGuild],
     pid: int,
     first_due: float,
-    due: list[Filled],
+    posts: Posts,
     outcome: Outcome,
 ) -> None:
     """The live tables from ready; the window is the minute of deadlines; then wait for
@@ -308,21 +317,21 @@ async def drive(
         driver.window.open = False
         window = driver.window
         outcome.latencies = window.latencies
+        outcome.staleness = list(driver.staleness)
         outcome.interactions = window.interactions
         outcome.clicks = window.clicks
         outcome.errors = window.errors
         outcome.cpu = cpu_after - cpu_before
         assert fake.limits is not None
         outcome.counted = [at for at in fake.limits.counted if from_ <= at < to]
-        # The notices still on their way: until the lane is quiet for 5 s, at most --grace.
-        quiet_since, seen = time.monotonic(), len(fake.limits.counted)
+        # The notices still on their way: until no DM naming a table came for 10 s (the
+        # lane paces them at most 45 a second), at most --grace.
+        quiet_since, seen = time.monotonic(), posts.count()
         ends = time.monotonic() + args.grace
-        while time.monotonic() < ends and time.monotonic() - quiet_since < 5.0:
+        while time.monotonic() < ends and time.monotonic() - quiet_since < 10.0:
             await asyncio.sleep(1.0)
-            busy = len(fake.limits.counted) - seen > args.live_tables * 3
-            seen = len(fake.limits.counted)
-            if busy:
-                quiet_since = time.monotonic()
+            if posts.count() > seen:
+                seen, quiet_since = posts.count(), time.monotonic()
     finally:
         driver.stopping = True
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -366,6 +375,11 @@ def report(outcome: Outcome, args: argparse.Namespace) -> None:
         f" moves/s offered): {outcome.clicks} clicks, p50 {percentile(ms, 0.5):.1f} ms,"
         f" p99 {percentile(ms, 0.99):.1f} ms, errors {outcome.errors};"
         f" bot CPU {cpu:.2f} ms per interaction ({outcome.cpu:.1f} s in the minute, all work)"
+    )
+    stale = outcome.staleness
+    print(
+        f"  their chip DMs: from a chip change to the DM showing it p50"
+        f" {percentile(stale, 0.5):.2f} s, p95 {percentile(stale, 0.95):.2f} s ({len(stale)})"
     )
 
 
@@ -416,6 +430,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--grace", type=float, default=120.0, help="wait after the minute")
     parser.add_argument("--concurrency", type=int, default=32, help="tables filled at once")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--no-notices",
+        action="store_true",
+        help="no earlier notice remembered at the tables: every DM channel is opened first"
+        " (the first round of every game at once, after a restart)",
+    )
     parser.add_argument(
         "--no-turn-based",
         action="store_true",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import discord
@@ -14,7 +15,10 @@ from simcord.enums import InteractionType
 from simcord.results import InteractionResult
 
 from bot.client.bot import CardtableBot
+from bot.client.outbound.lane import Priority
 from bot.client.publishing.notices import NOTICE_GAP, RECENTLY, RETRY_DELAYS
+from bot.client.publishing.tables import WATCHED
+from bot.client.publishing.tables import priority as table_priority
 from bot.engines.rage import Phase, RageState
 from bot.i18n import t
 from bot.table.meta import PACES
@@ -453,6 +457,41 @@ async def test_a_notice_that_timed_out_is_sent_again(
     await simcord_env.advance_time(RETRY_DELAYS[0])
     assert "Your turn" in live_notice(actor).content
     assert len(notices(actor)) == 1
+
+
+async def test_a_deadline_nobody_watches_edits_the_table_after_everything_else(
+    simcord_env: Env,
+) -> None:
+    """A turn that passes at its deadline, at a table where nobody acted for WATCHED,
+    edits the table message at the lowest priority (notices and live tables' DMs go
+    first at a wave of deadlines); the edit still comes, saying the computer moved."""
+    table = await turn_based_table(simcord_env, 3)
+    lane = simcord_env.bot.lane
+    await pass_time(simcord_env, DAY - HOUR)
+    assert "ran out of time" not in table.message.content
+    before = lane.started[Priority.COSMETIC]
+    await pass_time(simcord_env, 2 * HOUR)
+    assert lane.started[Priority.COSMETIC] > before
+    assert "ran out of time, so the computer made that move" in table.message.content
+
+
+def test_a_table_message_is_demoted_only_when_nobody_watches_a_turn_based_game() -> None:
+    """Live tables, closed tables and turn-based tables where a person acted within
+    WATCHED keep the table's priority; only a running turn-based table nobody acted at
+    for WATCHED is edited at the lowest one."""
+
+    def session(pace: int, status: str, acted_ago: float) -> Any:
+        return SimpleNamespace(
+            turn_based=pace > 0,
+            status=status,
+            clock=lambda: 10_000.0,
+            meta=SimpleNamespace(acted={"1": 10_000.0 - acted_ago}),
+        )
+
+    assert table_priority(session(0, "running", WATCHED + 1)) is Priority.TABLE
+    assert table_priority(session(DAY, "finished", WATCHED + 1)) is Priority.TABLE
+    assert table_priority(session(DAY, "running", WATCHED - 1)) is Priority.TABLE
+    assert table_priority(session(DAY, "running", WATCHED + 1)) is Priority.COSMETIC
 
 
 def dm_buttons(message: discord.Message, action: str) -> list[discord.ui.Button[Any]]:

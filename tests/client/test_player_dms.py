@@ -40,6 +40,7 @@ def session_with(status: str) -> SimpleNamespace:
     return SimpleNamespace(
         id=7,
         status=status,
+        turn_based=False,
         spec=SimpleNamespace(renderer=object()),
         meta=SimpleNamespace(dm_closed=set()),
         jump_url="https://discord.com/channels/1/2/3",
@@ -135,3 +136,16 @@ async def test_dm_channels_for_other_dms_open_one_at_a_time() -> None:
     dms.open_then(3, Priority.PING, partial(called.append, 3))
     assert called[-1] == 3 and len(opened) == 25
     assert all(dms.knows_channel(user) for user in range(1, 26))
+
+
+def test_a_running_turn_based_games_dms_go_last() -> None:
+    """A running turn-based game's living DM waits at the lowest priority (its people are
+    away; their notice shows their chips), behind the live tables' DMs."""
+    lane = RecordingLane()
+    dms = PlayerDms(SimpleNamespace(), lane)  # type: ignore[arg-type]
+    dms._dm_channels[int(PLAYER)] = 99
+    session = session_with("running")
+    session.turn_based = True
+    letter = Letter(PLAYER, "nothanks.dm.took", {"card": 30, "gained": 3, "count": 4})
+    dms.deliver(session, [letter])  # type: ignore[arg-type]
+    assert lane.puts == [(("dm", 7, PLAYER), Priority.COSMETIC)]

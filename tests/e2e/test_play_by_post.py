@@ -494,6 +494,30 @@ def test_a_table_message_is_demoted_only_when_nobody_watches_a_turn_based_game()
     assert table_priority(session(DAY, "running", WATCHED + 1)) is Priority.COSMETIC
 
 
+async def test_a_closing_still_waiting_goes_before_the_next_notice(simcord_env: Env) -> None:
+    """A notice's closing waits at the lowest priority; when the same player's next notice
+    at that table goes first (the lane busy with other work), it closes the old notice
+    itself before sending, so the player never has two live notices of one table."""
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    first = await wait_for_notice(simcord_env, actor)
+    lane = simcord_env.bot.lane
+    lane.limit_to(lambda: Priority.DM)  # the lowest priority's work is held back
+    await table.click(actor, "Take")  # from the channel: the same player goes again
+    assert table.game.active_player == str(actor.id)
+    assert lane.pending_at(Priority.COSMETIC) >= 1
+    seen = len(simcord_env.http_requests)
+    await simcord_env.advance_time(NOTICE_GAP + 1)
+    second = live_notice(actor)
+    assert second.id != first.id
+    closed = next(m for m in notices(actor) if m.id == first.id)
+    assert closed.content.startswith("✅ Done") and not closed.components
+    dm = f"/channels/{actor.user.dm_channel.id}/messages"
+    order = [r.method for r in simcord_env.http_requests[seen:] if dm in r.path]
+    assert order.index("PATCH") < order.index("POST")
+    assert_one_live_notice_each(table)
+
+
 def dm_buttons(message: discord.Message, action: str) -> list[discord.ui.Button[Any]]:
     """The enabled buttons of one action ("bid", "play", "joker") of a DM's panel."""
     found = []

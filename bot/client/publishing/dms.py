@@ -139,7 +139,7 @@ class PlayerDms:
         else:
             cost = 2  # the opening failed: the DM opens it again itself (and handles why)
         priority = self._priority(key)
-        if priority is Priority.DM:
+        if priority >= Priority.DM:
             last = self._last_request.get(user_id)
             if last is not None:
                 delay = max(delay, last + DM_GAP - asyncio.get_running_loop().time())
@@ -157,11 +157,15 @@ class PlayerDms:
 
         Under overload living DMs refresh less often, but a finished game's DM is the last
         word on it (the player's final chips), and nothing later replaces it: it goes out
-        at the turn pings' priority, one request per player and game.
+        at the turn pings' priority, one request per player and game. A running
+        turn-based game's DMs go last: its people are away for hours (their notice shows
+        their chips), while live tables' players watch theirs change by the second.
         """
         outbox = self._outboxes.get(key)
         if outbox is not None and outbox.session.status != "running":
             return Priority.PING
+        if outbox is not None and outbox.session.turn_based:
+            return Priority.COSMETIC
         return Priority.DM
 
     async def _open_channel(self, user_id: int) -> None:

@@ -100,9 +100,11 @@ class TurnNotices:
             self.dms.learn_channel(int(player), channel_id)
             passed = turn is None or since != turn.since or player not in awaited
             if passed and self._over.get((session.id, player)) != message_id:
+                # Last of all: an edit notifies nobody. A later notice of the same table
+                # to the same player closes it first, if it still waits (_send).
                 self.lane.put(
                     ("notice-over", session.id, message_id),
-                    Priority.DM,
+                    Priority.COSMETIC,
                     partial(self._close, session.id, session, player, channel_id, message_id),
                 )
         if turn is None or not session.is_open:
@@ -155,11 +157,18 @@ class TurnNotices:
             Priority.PING,
             # By id: the table may leave memory (and come back) before this goes out.
             partial(self._send_to, session.id, player, since, attempt),
-            # The DM channel is opened first the first time (the remembering save is no
-            # request).
-            cost=1 if self.dms.knows_channel(int(player)) else 2,
+            # The DM channel is opened first the first time, and the previous notice closed
+            # first if its closing still waits (the remembering save is no request).
+            cost=1
+            + (not self.dms.knows_channel(int(player)))
+            + self._closing_waits(session, player),
             delay=delay,
         )
+
+    def _closing_waits(self, session: TableSession, player: str) -> bool:
+        """Whether the player's previous notice at this table still waits to be closed."""
+        notice = session.meta.turn_notices.get(player)
+        return notice is not None and self.lane.busy(("notice-over", session.id, notice[1]))
 
     async def waiting(
         self, player: str, locale: object, seated: list[TableSession] | None = None
@@ -245,6 +254,10 @@ class TurnNotices:
             self._queue(session, player, since, attempt=attempt)
             return
         await self.host.wait_until_ready()
+        if notice is not None and self._closing_waits(session, player):
+            # The previous notice's closing still waits at the lowest priority: it goes
+            # now, so that the player never has two live notices of one table.
+            await self._close(session.id, session, player, notice[0], notice[1])
         locale = session.user_locale(player)
         fields = turn_notice(
             session.spec.renderer,

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-from bot.table.meta import PACES
+from bot.table.meta import PACES, Turn
 from tests.benchmark_scripts import load
 
 
@@ -39,13 +39,13 @@ async def test_the_filler_writes_turn_based_tables_with_their_notices(tmp_path: 
         meta = json.loads(rows[each.table_id])
         assert meta["pace"] == each.planned.pace and meta["pace"] in PACES.values()
         assert "turn_seconds" not in json.loads(options[each.table_id])
-        turn = meta["turn"]
-        assert turn["deadline"] == each.deadline == each.planned.due
+        turn = Turn.from_dict(meta["turn"])
+        assert turn.deadline == each.deadline == each.planned.due
         notices = meta["turn_notices"]
         assert sorted(notices) == sorted(str(p) for p in each.planned.people)
         for player, (channel, _, since) in notices.items():
             assert channel == fill.FIRST_DM_CHANNEL + int(player) - fill.FIRST_USER
-            assert since == (turn["since"] if player in each.acting else 0)
+            assert since == (turn.since if player in each.acting else 0)
 
 
 async def test_a_tiny_run_sends_every_owed_notice_in_time(postgres_server: str) -> None:

@@ -542,6 +542,13 @@ class FakeDiscord:
             self.dm_messages.append((self._dm_users[channel_id], sent))
         return json_response(sent)
 
+    def known_dm(self, user: str, channel_id: int) -> None:
+        """The DM channel a user has had with the bot since before the run (Discord keeps
+        one per user): opening it answers this id."""
+        self._dm_channels[user] = channel_id
+        self._dm_ids.add(channel_id)
+        self._dm_users[channel_id] = user
+
     async def dm_channel(self, request: web.Request) -> web.Response:
         """POST /users/@me/channels: the DM channel with a user (one per user)."""
         body = await read_body(request)

@@ -17,6 +17,12 @@ the table core's. Its turn began a while ago, so the deadline stored in its meta
 was pinged (a second change, as the bot stores a ping). People are drawn from a pool
 half as large as the seats, so that one person plays at several tables.
 
+With ``--turn-based`` (issue 43) the tables are play by post instead: their pace
+(``meta.pace``) is one of the turn-based speeds (1, 12, 24 or 72 hours a move), and each
+person at the table has had a "your turn" DM there (``meta.turn_notices``: a DM channel of
+their own, ``FIRST_DM_CHANNEL`` + their number), the people awaited now for the turn in
+progress, the others for an earlier one, as the bot remembers them.
+
 Tables are written many at once (SQLite batches saves that meet a busy thread; PostgreSQL
 runs them on its pool); the script reports its own time and rate.
 
@@ -35,6 +41,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bot.games import GAMES
 from bot.storage import Storage, TableRecord, open_storage
 from bot.table import timers
+from bot.table.meta import PACES as TABLE_PACES
 from bot.table.session import Draft, TableSession
 from bot.table.spec import GameSpec, is_computer_id
 
@@ -55,11 +63,15 @@ SEATS = {
     "rage": ((3, 20), (4, 30), (5, 25), (6, 15), (7, 6), (8, 4)),
 }
 PACES = (6 * HOUR, 12 * HOUR, DAY, 2 * DAY, 3 * DAY)  # turn_seconds of play by post
+# The turn-based speeds of /nothanks start pace: (issue 43), for --turn-based tables.
+TURN_PACES = tuple(float(seconds) for seconds in TABLE_PACES.values() if seconds)
 COMPUTER_SHARE = 0.2  # tables with one computer seat
 MAX_MOVES = {"nothanks": 80, "rage": 120}  # moves made so far at most (a game is longer)
 FIRST_USER = 710_000_000_000_000_000
 FIRST_CHANNEL = 820_000_000_000_000_000
 FIRST_MESSAGE = 830_000_000_000_000_000
+FIRST_DM_CHANNEL = 840_000_000_000_000_000  # + a person's number: their DM channel
+FIRST_NOTICE = 850_000_000_000_000_000  # + the table's number: its notices' message ids
 COMPUTER_LEVEL = "normal"
 MOVE_COLUMNS = ("table_id", "move_number", "player", "action", "at")
 
@@ -76,8 +88,10 @@ class Planned:
     computers: int
     moves: int  # moves to make (fewer if the game would end or a computer would be acting)
     seed: int
-    pace: float  # turn_seconds
+    pace: float  # turn_seconds (turn-based: meta.pace)
     due: float  # the turn's deadline (Unix time)
+    turn_based: bool = False  # play by post (issue 43): the pace is meta.pace
+    noticed: bool = False  # turn-based: each person's last notice there is remembered
 
 
 @dataclass
@@ -108,16 +122,21 @@ def plan(
     due: Due | None = None,
     computers: bool = True,
     first: int = 0,
+    turn_based: bool = False,
+    games: Sequence[tuple[str, float]] = GAME_MIX,
+    noticed: bool = True,
 ) -> list[Planned]:
     """``count`` tables spread over ``guilds``, each in its own channel (numbered from
-    ``first``, so that several fills of one database never share a channel)."""
+    ``first``, so that several fills of one database never share a channel); ``games``
+    the mix of games by weight, ``turn_based`` play by post at its speeds (``noticed``:
+    with each person's last notice at the table remembered)."""
     rng = random.Random(seed)
     due = due or idle_due(time.time())
     pool = max(8, count * 2)  # distinct people: about half the seats
     planned: list[Planned] = []
     for offset in range(count):
         index = first + offset
-        game = rng.choices([g for g, _ in GAME_MIX], [w for _, w in GAME_MIX])[0]
+        game = rng.choices([g for g, _ in games], [w for _, w in games])[0]
         sizes = SEATS[game]
         seats = rng.choices([s for s, _ in sizes], [w for _, w in sizes])[0]
         with_computer = computers and rng.random() < COMPUTER_SHARE
@@ -126,7 +145,7 @@ def plan(
             user = FIRST_USER + rng.randrange(pool)
             if user not in people:
                 people.append(user)
-        pace = rng.choice(PACES)
+        pace = rng.choice(TURN_PACES if turn_based else PACES)
         planned.append(
             Planned(
                 index=index,
@@ -139,6 +158,8 @@ def plan(
                 seed=rng.getrandbits(62),
                 pace=pace,
                 due=due(index, pace, rng),
+                turn_based=turn_based,
+                noticed=turn_based and noticed,
             )
         )
     return planned
@@ -178,7 +199,10 @@ def scripted_moves(spec: GameSpec, table: Planned) -> list[tuple[str, Any]]:
 
 
 def options_of(table: Planned) -> dict[str, Any]:
-    """The table's options as its slash command would give them, at a play-by-post pace."""
+    """The table's options as its slash command would give them, at a play-by-post pace
+    (a turn-based table's pace is in its metadata: its options are the default ones)."""
+    if table.turn_based:
+        return {"open_chips": False} if table.game == "nothanks" else {}
     if table.game == "nothanks":
         return {"open_chips": False, "turn_seconds": int(table.pace)}
     return {"turn_seconds": int(table.pace)}
@@ -197,7 +221,8 @@ async def fill_one(storage: Storage, table: Planned) -> tuple[Filled, list[tuple
         channel_id=table.channel_id,
         host_id=table.people[0],
         options=spec.parse_options(options_of(table)),
-        meta={"locale": "en-US", "opened_at": began - 60.0},
+        meta={"locale": "en-US", "opened_at": began - 60.0}
+        | ({"pace": int(table.pace)} if table.turn_based else {}),
     )
     await storage.create_table(record)
     clock = [began]
@@ -229,6 +254,8 @@ async def fill_one(storage: Storage, table: Planned) -> tuple[Filled, list[tuple
         # stored as its own change, as Tables._ping stores it.
         clock[0] = half
         await session.change(lambda draft: draft.mark_pinged(turn.move))
+    if table.noticed:
+        await session.change(partial(noticed, table, session.acting_players(), turn.since))
     logged = [
         (session.id, number, player, spec.encode_action(action), began)
         for number, (player, action) in enumerate(moves[:-1], start=1)
@@ -237,6 +264,16 @@ async def fill_one(storage: Storage, table: Planned) -> tuple[Filled, list[tuple
         table, session.id, session.record.move_number, session.acting_players(), turn.deadline
     )
     return filled, logged
+
+
+def noticed(table: Planned, acting: Sequence[str], since: int, draft: Draft) -> None:
+    """Each person's last "your turn" DM at the table, as the bot remembers it: for this
+    turn if they are awaited, else for an earlier one."""
+    for number, user in enumerate(table.people):
+        player = str(user)
+        channel = FIRST_DM_CHANNEL + user - FIRST_USER
+        message = FIRST_NOTICE + table.index * 10 + number
+        draft.meta.turn_notices[player] = [channel, message, since if player in acting else 0]
 
 
 async def log_moves(storage: Storage, rows: list[tuple[Any, ...]]) -> None:
@@ -315,7 +352,13 @@ async def main(args: argparse.Namespace) -> int:
     storage = await open_storage(target)
     try:
         started = time.perf_counter()
-        planned = plan(args.tables, guilds=guilds, seed=args.seed, first=args.first)
+        planned = plan(
+            args.tables,
+            guilds=guilds,
+            seed=args.seed,
+            first=args.first,
+            turn_based=args.turn_based,
+        )
         last = [started]
 
         def progress(done: int) -> None:
@@ -362,6 +405,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         " --filled; DROP SCHEMA it afterwards)",
     )
     parser.add_argument("--concurrency", type=int, default=64, help="tables written at once")
+    parser.add_argument("--turn-based", action="store_true", help="play by post tables (issue 43)")
     parser.add_argument(
         "--move-log",
         choices=("full", "last"),

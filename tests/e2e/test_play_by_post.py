@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import discord
@@ -14,7 +15,10 @@ from simcord.enums import InteractionType
 from simcord.results import InteractionResult
 
 from bot.client.bot import CardtableBot
-from bot.client.publishing.notices import NOTICE_GAP, RECENTLY
+from bot.client.outbound.lane import Priority
+from bot.client.publishing.notices import NOTICE_GAP, RECENTLY, RETRY_DELAYS
+from bot.client.publishing.tables import WATCHED
+from bot.client.publishing.tables import priority as table_priority
 from bot.engines.rage import Phase, RageState
 from bot.i18n import t
 from bot.table.meta import PACES
@@ -398,6 +402,120 @@ async def test_dm_buttons_work_after_a_restart(
     second = await wait_for_notice(simcord_env, following)
     await following.user.click(second, label="No thanks!")
     assert table.game.move_number == before + 2
+
+
+async def test_a_notice_after_a_restart_goes_to_the_dm_channel_the_table_remembers(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
+    """After a restart, a player whose earlier notice the table remembers gets their next
+    one in that DM channel: one request, without opening the channel first (the opening
+    route's own limit made a wave of turns' notices late)."""
+    table = await turn_based_table(simcord_env, 3)
+    first = table.active()
+    await first.user.click(await wait_for_notice(simcord_env, first), label="No thanks!")
+    second = table.active()
+    await second.user.click(await wait_for_notice(simcord_env, second), label="No thanks!")
+    await simcord_env.restart_bot(make_bot())
+    seen = len(simcord_env.http_requests)
+    await table.click(table.active(), "No thanks!")  # loads the table: the first's turn
+    assert table.active().id == first.id
+    await simcord_env.advance_time(RECENTLY + 1)
+    after = simcord_env.http_requests[seen:]
+    opened = [
+        r
+        for r in after
+        if r.path.endswith("/users/@me/channels") and str(r.json["recipient_id"]) == str(first.id)
+    ]
+    assert not opened
+    dm = f"/channels/{first.user.dm_channel.id}/messages"
+    sent = [r for r in after if r.method == "POST" and r.path.endswith(dm)]
+    assert len(sent) == 1 and "Your turn" in sent[0].json["content"]
+    assert live_notice(first).content.startswith(sent[0].json["content"][:20])
+
+
+async def test_a_notice_that_timed_out_is_sent_again(
+    simcord_env: Env, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A notice whose request timed out (a backlog at Discord's limits) is logged and tried
+    again after RETRY_DELAYS[0], not left for the table's next change a day later."""
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    dms = simcord_env.bot.publisher.dms
+    real = dms.dm_channel
+    failed: list[int] = []
+
+    async def timing_out(user_id: int) -> discord.PartialMessageable:
+        if not failed:
+            failed.append(user_id)
+            raise TimeoutError
+        return await real(user_id)
+
+    monkeypatch.setattr(dms, "dm_channel", timing_out)
+    await simcord_env.advance_time(RECENTLY)
+    assert failed == [actor.id] and not notices(actor)
+    assert any("trying again" in r.getMessage() for r in caplog.records)
+    await simcord_env.advance_time(RETRY_DELAYS[0])
+    assert "Your turn" in live_notice(actor).content
+    assert len(notices(actor)) == 1
+
+
+async def test_a_deadline_nobody_watches_edits_the_table_after_everything_else(
+    simcord_env: Env,
+) -> None:
+    """A turn that passes at its deadline, at a table where nobody acted for WATCHED,
+    edits the table message at the lowest priority (notices and live tables' DMs go
+    first at a wave of deadlines); the edit still comes, saying the computer moved."""
+    table = await turn_based_table(simcord_env, 3)
+    lane = simcord_env.bot.lane
+    await pass_time(simcord_env, DAY - HOUR)
+    assert "ran out of time" not in table.message.content
+    before = lane.started[Priority.COSMETIC]
+    await pass_time(simcord_env, 2 * HOUR)
+    assert lane.started[Priority.COSMETIC] > before
+    assert "ran out of time, so the computer made that move" in table.message.content
+
+
+def test_a_table_message_is_demoted_only_when_nobody_watches_a_turn_based_game() -> None:
+    """Live tables, closed tables and turn-based tables where a person acted within
+    WATCHED keep the table's priority; only a running turn-based table nobody acted at
+    for WATCHED is edited at the lowest one."""
+
+    def session(pace: int, status: str, acted_ago: float) -> Any:
+        return SimpleNamespace(
+            turn_based=pace > 0,
+            status=status,
+            clock=lambda: 10_000.0,
+            meta=SimpleNamespace(acted={"1": 10_000.0 - acted_ago}),
+        )
+
+    assert table_priority(session(0, "running", WATCHED + 1)) is Priority.TABLE
+    assert table_priority(session(DAY, "finished", WATCHED + 1)) is Priority.TABLE
+    assert table_priority(session(DAY, "running", WATCHED - 1)) is Priority.TABLE
+    assert table_priority(session(DAY, "running", WATCHED + 1)) is Priority.COSMETIC
+
+
+async def test_a_closing_still_waiting_goes_before_the_next_notice(simcord_env: Env) -> None:
+    """A notice's closing waits at the lowest priority; when the same player's next notice
+    at that table goes first (the lane busy with other work), it closes the old notice
+    itself before sending, so the player never has two live notices of one table."""
+    table = await turn_based_table(simcord_env, 3)
+    actor = table.active()
+    first = await wait_for_notice(simcord_env, actor)
+    lane = simcord_env.bot.lane
+    lane.limit_to(lambda: Priority.DM)  # the lowest priority's work is held back
+    await table.click(actor, "Take")  # from the channel: the same player goes again
+    assert table.game.active_player == str(actor.id)
+    assert lane.pending_at(Priority.COSMETIC) >= 1
+    seen = len(simcord_env.http_requests)
+    await simcord_env.advance_time(NOTICE_GAP + 1)
+    second = live_notice(actor)
+    assert second.id != first.id
+    closed = next(m for m in notices(actor) if m.id == first.id)
+    assert closed.content.startswith("✅ Done") and not closed.components
+    dm = f"/channels/{actor.user.dm_channel.id}/messages"
+    order = [r.method for r in simcord_env.http_requests[seen:] if dm in r.path]
+    assert order.index("PATCH") < order.index("POST")
+    assert_one_live_notice_each(table)
 
 
 def dm_buttons(message: discord.Message, action: str) -> list[discord.ui.Button[Any]]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +87,12 @@ class PlayerDms:
         # Players' DMs waiting for their channel to be opened, by user id (in order).
         self._awaiting_channel: dict[int, dict[tuple[int, str], None]] = {}
         lane.limit_group(DM_OPEN, DM_OPENS_IN_FLIGHT)
+        # Openings for the other DMs of the tables (turn notices, summaries), one at a
+        # time as the DM_OPEN group's: a wave of notices to new players opened dozens at
+        # once, overshot the route's limit (429s) and timed out behind it.
+        self._opening = asyncio.Lock()
+        # What else waits for a user's DM channel to be opened (open_then), in order.
+        self._then_opened: dict[int, list[Callable[[], None]]] = {}
 
     def deliver(self, session: TableSession, letters: Sequence[Letter]) -> None:
         """Queue the DMs a change caused (never to computers or to closed DMs)."""
@@ -133,7 +139,7 @@ class PlayerDms:
         else:
             cost = 2  # the opening failed: the DM opens it again itself (and handles why)
         priority = self._priority(key)
-        if priority is Priority.DM:
+        if priority >= Priority.DM:
             last = self._last_request.get(user_id)
             if last is not None:
                 delay = max(delay, last + DM_GAP - asyncio.get_running_loop().time())
@@ -151,11 +157,15 @@ class PlayerDms:
 
         Under overload living DMs refresh less often, but a finished game's DM is the last
         word on it (the player's final chips), and nothing later replaces it: it goes out
-        at the turn pings' priority, one request per player and game.
+        at the turn pings' priority, one request per player and game. A running
+        turn-based game's DMs go last: its people are away for hours (their notice shows
+        their chips), while live tables' players watch theirs change by the second.
         """
         outbox = self._outboxes.get(key)
         if outbox is not None and outbox.session.status != "running":
             return Priority.PING
+        if outbox is not None and outbox.session.turn_based:
+            return Priority.COSMETIC
         return Priority.DM
 
     async def _open_channel(self, user_id: int) -> None:
@@ -163,7 +173,7 @@ class PlayerDms:
         try:
             if user_id not in self._dm_channels:
                 await self.host.wait_until_ready()
-                async with asyncio.timeout(DM_EDIT_TIMEOUT):
+                async with asyncio.timeout(DM_EDIT_TIMEOUT), self._opening:
                     await self._dm_channel(user_id)
         except asyncio.CancelledError:
             self._awaiting_channel.pop(user_id, None)  # the lane is closing
@@ -174,6 +184,21 @@ class PlayerDms:
             log.debug("could not open the DM channel of %s: %r", user_id, exc)
         for key in self._awaiting_channel.pop(user_id, {}):
             self._queue(key, open_first=False)
+        for then in self._then_opened.pop(user_id, []):
+            then()
+
+    def open_then(self, user_id: int, priority: Priority, then: Callable[[], None]) -> None:
+        """Call ``then`` once the user's DM channel is known: now if it is, else after a
+        job of the DM_OPEN group opened it (or failed to: ``then`` handles that itself), so
+        that a wave of DMs to new people opens their channels one at a time, holding one
+        of the lane's slots, not one each."""
+        if user_id in self._dm_channels:
+            then()
+            return
+        self._then_opened.setdefault(user_id, []).append(then)
+        self.lane.put(
+            (DM_OPEN, user_id), priority, lambda: self._open_channel(user_id), group=DM_OPEN
+        )
 
     @property
     def waiting(self) -> int:
@@ -279,13 +304,25 @@ class PlayerDms:
             del self._dm_channels[next(iter(self._dm_channels))]
         return self.host.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
+    def learn_channel(self, user_id: int, channel_id: int) -> None:
+        """Remember a user's DM channel read from a table (a DM sent there before, by this
+        process or an earlier one): their next DM needs no opening request first."""
+        if user_id not in self._dm_channels:
+            self._dm_channels[user_id] = channel_id
+            if len(self._dm_channels) > DM_CHANNELS_KEPT:
+                del self._dm_channels[next(iter(self._dm_channels))]
+
     def knows_channel(self, user_id: int) -> bool:
         """Whether the user's DM channel is known (a DM to them is one request, not two)."""
         return user_id in self._dm_channels
 
     async def dm_channel(self, user_id: int) -> discord.PartialMessageable:
-        """The user's DM channel (remembered, else opened), for other DMs of the tables."""
-        return await self._dm_channel(user_id)
+        """The user's DM channel (remembered, else opened, one opening at a time), for
+        other DMs of the tables."""
+        if user_id in self._dm_channels:
+            return await self._dm_channel(user_id)
+        async with self._opening:
+            return await self._dm_channel(user_id)  # opened meanwhile: no request
 
     async def _patch_message(self, channel_id: int, message_id: int, text: str) -> None:
         """Edit a DM's text with discord.py's HTTP client: the request PartialMessage.edit

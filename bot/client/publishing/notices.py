@@ -22,7 +22,7 @@ same change path, so they work after a restart too.
   scheduler loads the table then, and loading a table queues what it owes. A turn whose
   notice is decided not to go (daily summary or none, or Discord refused it for good)
   records that decision, so it never keeps the table due; one that met a passing fault
-  is tried again ``NOTICE_RETRY`` seconds later.
+  is tried again after ``RETRY_DELAYS`` (5, 15, 60 s), then every ``NOTICE_RETRY``.
 - **Nobody is told what they are looking at.** A person who acted at this table in the
   last ``RECENTLY`` seconds (the turn pings' rule) is told only if the turn still waits
   for them ``RECENTLY`` seconds after they acted.
@@ -55,10 +55,13 @@ log = logging.getLogger(__name__)
 
 # A daily summary goes out at most this often per person (seconds, the tables' clock).
 SUMMARY_EVERY = 24 * 3600
-# A notice whose sending failed (not refused) is tried again this much later (seconds).
-NOTICE_RETRY = 60.0
+# A notice that timed out or met a server error is tried again after these delays (the
+# table's next change may be a day away at a turn-based pace), then every NOTICE_RETRY
+# seconds while it is still owed (the table stays due for it meanwhile).
+RETRY_DELAYS = (5.0, 15.0, 60.0)
+NOTICE_RETRY = RETRY_DELAYS[-1]
 
-__all__ = ["NOTICE_GAP", "NOTICE_RETRY", "RECENTLY", "SUMMARY_EVERY", "TurnNotices"]
+__all__ = ["NOTICE_GAP", "NOTICE_RETRY", "RECENTLY", "RETRY_DELAYS", "SUMMARY_EVERY", "TurnNotices"]
 
 
 class TurnNotices:
@@ -102,13 +105,20 @@ class TurnNotices:
         awaited = self.awaited(session)
         for player, ids in session.meta.turn_notices.items():
             channel_id, message_id, since = ids
+            if channel_id:
+                # A DM channel never changes: after a restart (or once forgotten) the next
+                # notice costs one request, not two, and takes no turn at the opening
+                # route's own limit (10 a second), which at a wave of turns made notices late.
+                self.dms.learn_channel(int(player), channel_id)
             if not message_id:
                 continue  # closed already, or none was sent
             passed = turn is None or since != turn.since or player not in awaited
             if passed and self._over.get((session.id, player)) != message_id:
+                # Last of all: an edit notifies nobody. A later notice of the same table
+                # to the same player closes it first, if it still waits (_send).
                 self.lane.put(
                     ("notice-over", session.id, message_id),
-                    Priority.DM,
+                    Priority.COSMETIC,
                     partial(self._close, session.id, session, player, channel_id, message_id),
                 )
         if turn is None or not session.is_open:
@@ -144,24 +154,46 @@ class TurnNotices:
         since: int,
         *,
         settle: bool = False,
-        delay: float | None = None,
+        attempt: int = 0,
+        open_first: bool = True,
     ) -> None:
         """Queue a player's notice for the turn that began at ``since``, when it may go
-        (``settle``: at once, to read their choice and record that none goes)."""
+        (``settle``: at once, to read their choice and record that none goes;
+        ``attempt``: failed tries so far, each waiting its RETRY_DELAYS). A person's DM
+        channel not known yet is opened first, by the DMs' one-at-a-time opening job."""
         if settle:
             cost, delay = 0, 0.0  # a save, no request (unless they chose "every" since)
         else:
-            # The DM channel is opened first the first time (the remembering save is no
-            # request).
-            cost = 1 if self.dms.knows_channel(int(player)) else 2
-            delay = max(self._wait(session, player), delay or 0.0)
+            if open_first and not self.dms.knows_channel(int(player)):
+                again = partial(
+                    self._queue, session, player, since, attempt=attempt, open_first=False
+                )
+                self.dms.open_then(int(player), Priority.PING, again)
+                return
+            delay = self._wait(session, player)
+            if attempt:
+                delay = max(delay, RETRY_DELAYS[min(attempt, len(RETRY_DELAYS)) - 1])
+            # The DM channel is opened first the first time, and the previous notice
+            # closed first if its closing still waits (the remembering save is no request).
+            cost = (
+                1 + (not self.dms.knows_channel(int(player))) + self._closing_waits(session, player)
+            )
         self.lane.put(
             ("notice", session.id, player),
             Priority.PING,
             # By id: the table may leave memory (and come back) before this goes out.
-            partial(self._send_to, session.id, player, since),
+            partial(self._send_to, session.id, player, since, attempt),
             cost=cost,
             delay=delay,
+        )
+
+    def _closing_waits(self, session: TableSession, player: str) -> bool:
+        """Whether the player's previous notice at this table still waits to be closed."""
+        notice = session.meta.turn_notices.get(player)
+        return (
+            notice is not None
+            and bool(notice[1])
+            and self.lane.busy(("notice-over", session.id, notice[1]))
         )
 
     async def waiting(
@@ -245,14 +277,15 @@ class TurnNotices:
         else loaded from its row (under its channel's lock, as a click loads it)."""
         return await self.host.tables.load(table_id)
 
-    async def _send_to(self, table_id: int, player: str, since: int) -> None:
+    async def _send_to(self, table_id: int, player: str, since: int, attempt: int = 0) -> None:
         """Send a queued notice, to the table as it is now (None: closed meanwhile)."""
         session = await self._table(table_id)
         if session is not None:
-            await self._send(session, player, since)
+            await self._send(session, player, since, attempt)
 
-    async def _send(self, session: TableSession, player: str, since: int) -> None:
-        """Send a player's notice for the turn that began at ``since``, if still due."""
+    async def _send(self, session: TableSession, player: str, since: int, attempt: int = 0) -> None:
+        """Send a player's notice for the turn that began at ``since``, if still due
+        (``attempt``: failed tries so far)."""
         turn = session.meta.turn
         if turn is None or turn.since != since or player not in self.awaited(session):
             return  # the turn passed while the notice waited
@@ -272,9 +305,13 @@ class TurnNotices:
         if self._wait(session, player) > 0:
             # Queued sooner than its rules allow (the lane keeps the sooner of two puts
             # of a key): wait for them.
-            self._queue(session, player, since)
+            self._queue(session, player, since, attempt=attempt)
             return
         await self.host.wait_until_ready()
+        if notice is not None and self._closing_waits(session, player):
+            # The previous notice's closing still waits at the lowest priority: it goes
+            # now, so that the player never has two live notices of one table.
+            await self._close(session.id, session, player, notice[0], notice[1])
         locale = session.user_locale(player)
         fields = turn_notice(
             session.spec.renderer,
@@ -293,15 +330,21 @@ class TurnNotices:
         except (discord.Forbidden, discord.NotFound):
             await self._closed(session, player)
             return
-        except (TimeoutError, discord.HTTPException) as error:
+        except (TimeoutError, discord.DiscordServerError):
+            # Not sent: still owed (the table stays due for it), tried again later.
+            log.warning(
+                "turn notice to %s for table %s failed; trying again",
+                player,
+                session.id,
+                exc_info=True,
+            )
+            self._queue(session, player, since, attempt=attempt + 1)
+            return
+        except discord.HTTPException:
+            # Refused for good (not a rate limit: discord.py waits those out): this turn
+            # gets no notice, so it does not keep the table due; the next turn tries again.
             log.warning("turn notice to %s for table %s failed", player, session.id, exc_info=True)
-            if isinstance(error, discord.HTTPException) and error.status < 500:
-                # Refused for good (not a passing fault): this turn gets no notice, so it
-                # does not keep the table due; the next turn tries again.
-                await self._settled(session, player, since)
-            else:
-                # Not sent: still owed (the table stays due for it), tried again later.
-                self._queue(session, player, since, delay=NOTICE_RETRY)
+            await self._settled(session, player, since)
             return
         sent = session.clock()
 

@@ -31,6 +31,23 @@ log = logging.getLogger(__name__)
 # Seconds before each new try of an edit that failed (then it is given up until the next
 # change).
 RETRY_DELAYS = (1.0, 5.0, 15.0)
+# A running turn-based table where no person acted for this long has nobody looking at
+# it: its message's edit (a deadline passed) waits behind every other request.
+WATCHED = 5 * 60.0
+
+
+def priority(session: TableSession) -> Priority:
+    """The lane priority of a table message's edit: a table's, unless the table is a
+    running turn-based one where no person acted within WATCHED (its turn passed at a
+    deadline, played by the computer). Then it goes after the "your turn" notices that
+    tell the people, and after the live tables' DMs: at a wave of deadlines the lane's
+    pace cannot carry every request at once, and a table watched by nobody can wait."""
+    if not session.turn_based or session.status != "running":
+        return Priority.TABLE
+    now = session.clock()
+    if any(now - at < WATCHED for at in session.meta.acted.values()):
+        return Priority.TABLE
+    return Priority.COSMETIC
 
 
 class TableMessages:
@@ -160,7 +177,7 @@ class TableMessages:
         """Bring the table's public message up to date soon (latest state wins)."""
         if session.record.message_id is None:
             return
-        self.lane.put(("table", session.id), Priority.TABLE, lambda: self._show_once(session))
+        self.lane.put(("table", session.id), priority(session), lambda: self._show_once(session))
 
     async def shown(self, session: TableSession, within: float) -> bool:
         """Wait (at most ``within`` seconds) until the work queued for the table's message
@@ -200,7 +217,7 @@ class TableMessages:
             if attempt < len(RETRY_DELAYS):
                 self.lane.put(
                     ("table", session.id),
-                    Priority.TABLE,
+                    priority(session),
                     lambda: self._show_once(session, attempt + 1),
                     delay=RETRY_DELAYS[attempt],
                 )

@@ -12,7 +12,13 @@ import pytest
 from simcord import Env
 
 from bot.client.bot import CardtableBot
-from bot.client.publishing.notices import NOTICE_GAP, NOTICE_RETRY, RECENTLY, SUMMARY_EVERY
+from bot.client.publishing.notices import (
+    NOTICE_GAP,
+    NOTICE_RETRY,
+    RECENTLY,
+    RETRY_DELAYS,
+    SUMMARY_EVERY,
+)
 from bot.runtime.settings import Settings
 from bot.table.timers import owed_notices
 from tests.backends import Backend
@@ -217,18 +223,18 @@ async def test_an_owed_notice_of_a_table_out_of_memory_goes_out_at_its_time(
 async def test_a_failed_notice_is_tried_again_and_a_refused_one_keeps_nothing_due(
     simcord_env: Env,
 ) -> None:
-    """A notice that meets a server error is still owed and goes out NOTICE_RETRY later; one
+    """A notice that meets a server error is still owed and goes out RETRY_DELAYS[0] later; one
     Discord refuses for good (a 400) is not tried again for that turn, and the turn does not
     keep the table due (its stored due time is the half-time reminder)."""
     table = await turn_based_table(simcord_env, 3)
     actor = table.active()
     dm = f"/channels/{actor.user.dm_channel.id}/messages"
     simcord_env.inject_error("POST", dm, status=500)
-    await simcord_env.advance_time(RECENTLY + 5)
+    await simcord_env.advance_time(RECENTLY + 1)
     assert not notices(actor)
     stored = await table.reload()
     assert str(actor.id) in owed_notices(stored)  # still owed after the failure
-    await simcord_env.advance_time(NOTICE_RETRY + 5)
+    await simcord_env.advance_time(RETRY_DELAYS[0])
     assert len(live_notices(actor)) == 1
     seats = table.game.players
     following = table.actor(seats[(seats.index(str(actor.id)) + 1) % len(seats)])

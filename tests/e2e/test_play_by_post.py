@@ -419,7 +419,8 @@ async def test_a_notice_after_a_restart_goes_to_the_dm_channel_the_table_remembe
     seen = len(simcord_env.http_requests)
     await table.click(table.active(), "No thanks!")  # loads the table: the first's turn
     assert table.active().id == first.id
-    await simcord_env.advance_time(RECENTLY + 1)
+    # The gap since their last notice holds across the restart: the clock moves to it.
+    await wait_for_notice(simcord_env, first)
     after = simcord_env.http_requests[seen:]
     opened = [
         r

@@ -330,8 +330,18 @@ class TurnNotices:
         except (discord.Forbidden, discord.NotFound):
             await self._closed(session, player)
             return
-        except (TimeoutError, discord.DiscordServerError):
-            # Not sent: still owed (the table stays due for it), tried again later.
+        except (TimeoutError, discord.HTTPException) as error:
+            if isinstance(error, discord.HTTPException) and error.status < 500:
+                # Refused for good (not a rate limit: discord.py waits those out): this
+                # turn gets no notice, so it does not keep the table due; the next turn
+                # tries again.
+                log.warning(
+                    "turn notice to %s for table %s refused", player, session.id, exc_info=True
+                )
+                await self._settled(session, player, since)
+                return
+            # Not sent (a timeout, a server error): still owed (the table stays due for
+            # it), tried again later.
             log.warning(
                 "turn notice to %s for table %s failed; trying again",
                 player,
@@ -339,12 +349,6 @@ class TurnNotices:
                 exc_info=True,
             )
             self._queue(session, player, since, attempt=attempt + 1)
-            return
-        except discord.HTTPException:
-            # Refused for good (not a rate limit: discord.py waits those out): this turn
-            # gets no notice, so it does not keep the table due; the next turn tries again.
-            log.warning("turn notice to %s for table %s failed", player, session.id, exc_info=True)
-            await self._settled(session, player, since)
             return
         sent = session.clock()
 

@@ -17,20 +17,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from harness import on_both_backends
+
 from bot.storage import Storage, open_storage
 from bot.table.shards import ShardSet
 from bot.table.tables import ABSENCE_REACH, ABSENCE_SECONDS, Tables
-from tests.backends import URL_VARIABLE, drop_schema, fresh_schema
 
 NOW = 1_700_000_000.0
 DAY = 86400.0
@@ -106,21 +105,8 @@ async def main() -> None:
     parser.add_argument("--people", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=50)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        print(f"SQLite, {args.people} people with absences:")
-        for line in await measure(Path(folder) / "bench.db", args.people, args.rounds):
-            print(line)
-    url = os.environ.get(URL_VARIABLE, "").strip()
-    if not url:
-        print(f"PostgreSQL: no server (set {URL_VARIABLE})")
-        return
-    name, scoped = await fresh_schema(url)
-    try:
-        print(f"PostgreSQL, {args.people} people with absences:")
-        for line in await measure(scoped, args.people, args.rounds):
-            print(line)
-    finally:
-        await drop_schema(url, name)
+    title = f"{args.people} people with absences"
+    await on_both_backends(title, lambda where: measure(where, args.people, args.rounds))
 
 
 if __name__ == "__main__":

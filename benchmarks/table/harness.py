@@ -237,3 +237,30 @@ def run(benchmark: Coroutine[Any, Any, None]) -> None:
     started = time.perf_counter()
     asyncio.run(benchmark)
     print(f"\ntotal run time: {time.perf_counter() - started:.1f} s")
+
+
+async def on_both_backends(
+    title: str, measure: Callable[[Path | str], Awaitable[list[str]]]
+) -> None:
+    """Print ``measure``'s lines on a fresh SQLite file, then on a fresh PostgreSQL schema
+    (the server of the test suite's URL variable; skipped, and said, without one)."""
+    import os
+    import tempfile
+
+    from tests.backends import URL_VARIABLE, drop_schema, fresh_schema
+
+    with tempfile.TemporaryDirectory() as folder:
+        print(f"SQLite, {title}:")
+        for line in await measure(Path(folder) / "bench.db"):
+            print(line)
+    url = os.environ.get(URL_VARIABLE, "").strip()
+    if not url:
+        print(f"PostgreSQL: no server (set {URL_VARIABLE})")
+        return
+    name, scoped = await fresh_schema(url)
+    try:
+        print(f"PostgreSQL, {title}:")
+        for line in await measure(scoped):
+            print(line)
+    finally:
+        await drop_schema(url, name)

@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from harness import on_both_backends
+
 from bot.storage import Storage, TableRecord, open_storage
-from tests.backends import URL_VARIABLE, drop_schema, fresh_schema
 
 EVERY = 30.0  # seconds between two counts (bot.client.watching.COUNT_EVERY)
 
@@ -82,21 +81,8 @@ async def main() -> None:
     parser.add_argument("--open", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=50)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        print(f"SQLite, {args.open} open and {args.open} finished tables:")
-        for line in await measure(Path(folder) / "bench.db", args.open, args.rounds):
-            print(line)
-    url = os.environ.get(URL_VARIABLE, "").strip()
-    if not url:
-        print(f"PostgreSQL: no server (set {URL_VARIABLE})")
-        return
-    name, scoped = await fresh_schema(url)
-    try:
-        print(f"PostgreSQL, {args.open} open and {args.open} finished tables:")
-        for line in await measure(scoped, args.open, args.rounds):
-            print(line)
-    finally:
-        await drop_schema(url, name)
+    title = f"{args.open} open and {args.open} finished tables"
+    await on_both_backends(title, lambda where: measure(where, args.open, args.rounds))
 
 
 if __name__ == "__main__":

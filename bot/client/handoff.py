@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 import discord
 
+from bot import metrics
 from bot.client.replies import answer_error
 from bot.render.components import Click
 from bot.storage import Storage
@@ -114,6 +115,7 @@ class Handoff:
             click_id = await storage.hand_click(shard, dump(payload), time.time())
         except Exception as error:
             log.warning("could not hand the DM click on %s to shard %s: %r", what, shard, error)
+            metrics.handed("not_handed")
             await answer_error(interaction, UserError("table.owner_not_answering"))
             return True
         log.info("handed the DM click on %s to shard %s (handed click %d)", what, shard, click_id)
@@ -128,6 +130,7 @@ class Handoff:
         self._background(self._forget_rows(click_id))
         if not unclaimed:
             log.debug("handed click %d was claimed by shard %s's process", click_id, shard)
+            metrics.handed("claimed")
             return True
         log.warning(
             "no process claimed handed click %d (%s) for shard %s within %.1f s: answered "
@@ -137,6 +140,7 @@ class Handoff:
             shard,
             CLAIM_WAIT,
         )
+        metrics.handed("unclaimed")
         await answer_error(interaction, UserError("table.owner_not_answering"))
         return True
 
@@ -177,6 +181,7 @@ class Handoff:
             lag * 1000,
         )
         self.handed_in[interaction_id] = lag
+        metrics.handed("taken")
         try:
             # As from our own gateway: rebuilt on our connection state and dispatched to
             # on_interaction, whose router answers it (and drops handed_in's entry).

@@ -104,6 +104,13 @@ EVENT_LATENESS = Histogram(
 GATEWAY_RECONNECTS = Counter(
     "cardtable_gateway_reconnects", "Gateway connections resumed or made again"
 )
+HANDED_CLICKS = Counter(
+    "cardtable_handed_clicks",
+    "DM clicks handed between processes (several processes on PostgreSQL), by outcome: "
+    "here the receiver's (claimed, unclaimed and answered here, not_handed) and the "
+    "owner's (taken)",
+    ["outcome"],
+)
 
 _on = False
 
@@ -199,6 +206,12 @@ def event_done(kind: str) -> None:
         EVENTS.labels(kind).inc()
 
 
+def handed(outcome: str) -> None:
+    """A DM click handed between processes ended so (one of HANDED_OUTCOMES)."""
+    if _on:
+        HANDED_CLICKS.labels(outcome).inc()
+
+
 def reconnected() -> None:
     """The gateway connected again (resumed, or a new session after a drop)."""
     if _on:
@@ -231,6 +244,8 @@ OPEN_STATUSES = ("lobby", "running")
 SCOPES = ("user", "global", "shared", "none")
 # The kinds of timed event (bot.table.timers.TimedEvent.kind).
 EVENT_KINDS = ("computer", "ping", "timeout", "expire")
+# How a DM click handed between processes ended (bot.client.handoff).
+HANDED_OUTCOMES = ("claimed", "unclaimed", "not_handed", "taken")
 
 
 def prime(games: Mapping[str, tuple[str, tuple[str, ...]]]) -> None:
@@ -251,6 +266,8 @@ def prime(games: Mapping[str, tuple[str, tuple[str, ...]]]) -> None:
     for kind in EVENT_KINDS:
         EVENTS.labels(kind)
         EVENT_LATENESS.labels(kind)
+    for outcome in HANDED_OUTCOMES:
+        HANDED_CLICKS.labels(outcome)
     _STATE.games = tuple(games)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from simcord import Env
 
+from bot import metrics
 from bot.client.handoff import Handoff
 from bot.i18n import t
 from bot.runtime.settings import Settings
@@ -68,13 +69,19 @@ async def handed_rows(env: Env) -> list[Any]:
 
 
 async def test_a_dm_click_nobody_claims_is_answered_by_its_receiver(
-    simcord_env: Env, request: pytest.FixtureRequest, caplog: pytest.LogCaptureFixture
+    simcord_env: Env,
+    request: pytest.FixtureRequest,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Shard 1's table, no process of shard 1: the click is handed to shard 1, and after
     CLAIM_WAIT shard 0's process cancels it and answers privately that the table's
     process is not answering (the real processes' test times it against Discord's 3 s).
-    Nothing changed; the log says what was handed to which shard; the settled row is
-    deleted."""
+    Nothing changed; the log says what was handed to which shard, and the metrics count
+    it unclaimed; the settled row is deleted."""
+    monkeypatch.setattr(metrics, "_on", True)
+    unclaimed = metrics.HANDED_CLICKS.labels("unclaimed")
+    counted = unclaimed._value.get()
     _, odd = await only_shard_0(simcord_env, request)
     assert isinstance(simcord_env.bot.storage, PostgresStorage)
     before = await stored_row(simcord_env, odd)
@@ -90,6 +97,7 @@ async def test_a_dm_click_nobody_claims_is_answered_by_its_receiver(
         for line in said
     ), said
     assert any("no process claimed handed click" in line for line in said), said
+    assert unclaimed._value.get() == counted + 1
     await simcord_env.settle()
     assert await handed_rows(simcord_env) == []
 

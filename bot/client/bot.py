@@ -161,6 +161,8 @@ class CardtableBot(commands.AutoShardedBot):
         # `python -m bot` sets it: a test process must not freeze its fixtures out of reach.
         self.freeze_when_ready = False
         self._frozen = False
+        # Daily summaries are planned once a process is first ready (see on_ready).
+        self._summaries_planned = False
         parsers = self._connection.parsers
         # With other processes beside it, a DM click's raw payload is kept until routed: one
         # for another process's table is handed over as it came (bot.client.handoff).
@@ -295,10 +297,28 @@ class CardtableBot(commands.AutoShardedBot):
         if not self.heartbeat.is_running():
             self.heartbeat.change_interval(seconds=HEARTBEAT_INTERVAL)
             self.heartbeat.start()
+        if not self._summaries_planned and self.tables.owns(None):
+            # Once, by the DMs' shard's process: daily summaries come a day after the last
+            # one even when none of the person's tables changes after a restart.
+            self._summaries_planned = True
+            task = asyncio.get_running_loop().create_task(self.plan_summaries())
+            self._beats.add(task)
+            task.add_done_callback(self._beats.discard)
         # Once: on_ready comes again after a reconnect, by when start-up's objects are frozen.
         if self.freeze_when_ready and not self._frozen:
             self._frozen = True
             gc_tuning.freeze_survivors()
+
+    async def plan_summaries(self) -> None:
+        """Plan every daily summary again (start-up); a failure is logged, and each
+        person's next table change plans theirs."""
+        try:
+            planned = await self.publisher.notices.plan_summaries()
+        except Exception:
+            log.warning("could not plan the daily summaries again", exc_info=True)
+            return
+        if planned:
+            log.info("planned %d daily summaries", planned)
 
     def guild_language(self, guild_id: int | None) -> str | None:
         """The language a server chose for its public table messages (/cardtable language)."""

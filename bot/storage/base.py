@@ -493,6 +493,17 @@ class Storage(ABC):
         rows = await self.read("SELECT summary_at FROM user_settings WHERE user_id = ?", (user_id,))
         return None if not rows or rows[0]["summary_at"] is None else float(rows[0]["summary_at"])
 
+    async def daily_summaries(self) -> list[tuple[int, float | None]]:
+        """Every person who chose a daily summary, and when their last one went out (None:
+        never): what start-up plans again."""
+        rows = await self.read(
+            "SELECT user_id, summary_at FROM user_settings WHERE notify = 'daily'"
+        )
+        return [
+            (int(row["user_id"]), None if row["summary_at"] is None else float(row["summary_at"]))
+            for row in rows
+        ]
+
     async def set_user_summary_at(self, user_id: int, at: float) -> None:
         """Store when a person's last daily summary went out."""
         await self._transaction(work.set_user_summary_at, user_id, at)

@@ -192,6 +192,33 @@ async def test_a_daily_summary_is_not_sent_twice_in_a_day_across_a_restart(
     assert len(summaries()) == 2 and table.session.jump_url in summaries()[1].content
 
 
+async def test_a_daily_summary_comes_a_day_later_after_a_restart_with_no_table_change(
+    simcord_env: Env, make_bot: Callable[[], CardtableBot]
+) -> None:
+    """After a restart the next daily summary is planned from the stored time at start-up,
+    so it comes a day after the first even though none of the person's tables changes or
+    loads meanwhile (a 72 h table: its half-time reminder is 36 h away)."""
+    if "cogs.cardtable" not in simcord_env.bot.extensions:
+        await simcord_env.bot.load_extension("cogs.cardtable")
+    table = await turn_based_table(simcord_env, 3, pace="72h")
+    actor = table.active()
+    await actor.user.slash("cardtable notify", when="daily")
+
+    def summaries() -> list[discord.Message]:
+        return [m for m in actor.user.dm_channel.history() if "daily summary" in m.content]
+
+    await simcord_env.advance_time(RECENTLY + 5)
+    assert len(summaries()) == 1
+    first = await simcord_env.bot.storage.get_user_summary_at(actor.id)
+    assert first is not None
+    await restart(simcord_env, make_bot)
+    assert simcord_env.bot.tables.get(table.table_id) is None  # nothing of it is due soon
+    await advance_to(simcord_env, first + SUMMARY_EVERY - HOUR)
+    assert len(summaries()) == 1
+    await advance_to(simcord_env, first + SUMMARY_EVERY + 60)
+    assert len(summaries()) == 2 and table.session.jump_url in summaries()[1].content
+
+
 @pytest.mark.parametrize("idle", [60.0])
 async def test_an_owed_notice_of_a_table_out_of_memory_goes_out_at_its_time(
     simcord_env: Env, make_bot: Callable[[], CardtableBot]

@@ -378,6 +378,19 @@ class TurnNotices:
         except Exception:
             log.warning("could not note at table %s that %s gets no notice", session.id, player)
 
+    async def plan_summaries(self) -> int:
+        """At start-up: plan every daily summary again, a day after the last one went out
+        (now if none did, or if it is overdue), so that it comes even if none of the
+        person's tables changes meanwhile; how many were planned. Run by the process of
+        shard 0 (the DMs' shard), so that several processes send each summary once."""
+        planned = 0
+        for user_id, last in await self.host.tables.storage.daily_summaries():
+            player = str(user_id)
+            self._summary_at[player] = last
+            self.summary_soon(player)
+            planned += 1
+        return planned
+
     def summary_soon(self, player: str) -> None:
         """Queue a person's daily summary: now if they had none yet (as far as this
         process knows: the summary reads the stored time before it goes), else a day after

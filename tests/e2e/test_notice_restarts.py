@@ -219,6 +219,34 @@ async def test_a_daily_summary_comes_a_day_later_after_a_restart_with_no_table_c
     assert len(summaries()) == 2 and table.session.jump_url in summaries()[1].content
 
 
+async def test_a_daily_summary_sent_by_another_process_moves_the_next_one(
+    simcord_env: Env,
+) -> None:
+    """Before a daily summary goes it reads the stored time again: one sent meanwhile by
+    another process (stored as that process would) puts this one off to a day after it,
+    so nobody gets two summaries in a day from two processes."""
+    if "cogs.cardtable" not in simcord_env.bot.extensions:
+        await simcord_env.bot.load_extension("cogs.cardtable")
+    table = await turn_based_table(simcord_env, 3, pace="72h")
+    actor = table.active()
+    await actor.user.slash("cardtable notify", when="daily")
+
+    def summaries() -> list[discord.Message]:
+        return [m for m in actor.user.dm_channel.history() if "daily summary" in m.content]
+
+    await simcord_env.advance_time(RECENTLY + 5)
+    assert len(summaries()) == 1
+    first = await simcord_env.bot.storage.get_user_summary_at(actor.id)
+    assert first is not None
+    elsewhere = first + 6 * HOUR
+    await advance_to(simcord_env, elsewhere)
+    await simcord_env.bot.storage.set_user_summary_at(actor.id, elsewhere)
+    await advance_to(simcord_env, first + SUMMARY_EVERY + 60)
+    assert len(summaries()) == 1  # the other process's summary was the day's
+    await advance_to(simcord_env, elsewhere + SUMMARY_EVERY + 60)
+    assert len(summaries()) == 2
+
+
 @pytest.mark.parametrize("idle", [60.0])
 async def test_an_owed_notice_of_a_table_out_of_memory_goes_out_at_its_time(
     simcord_env: Env, make_bot: Callable[[], CardtableBot]

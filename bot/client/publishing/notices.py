@@ -450,10 +450,10 @@ class TurnNotices:
 
     async def _last_summary(self, player: str) -> float | None:
         """When a person's last daily summary went out (None: never), read from their
-        user_settings row once, then kept in memory."""
-        if player not in self._summary_at:
-            storage = self.host.tables.storage
-            self._summary_at[player] = await storage.get_user_summary_at(int(player))
+        user_settings row each time one is about to go (at most daily): with several
+        processes another one may have sent it since this one last looked."""
+        storage = self.host.tables.storage
+        self._summary_at[player] = await storage.get_user_summary_at(int(player))
         return self._summary_at[player]
 
     async def _close(

@@ -16,14 +16,14 @@ from simcord import Env
 
 from bot.games.nothanks import SPEC as NOTHANKS
 from bot.runtime.settings import Settings
-from bot.storage import TableRecord, open_storage
+from bot.storage import open_storage
 from bot.table.meta import PACES
 from bot.table.session import Draft, TableSession
 from bot.table.shards import ShardSet
 from bot.table.tables import ABSENCE_SECONDS, Tables
 from tests.conftest import TEST_TOKEN, UNPACED
 from tests.e2e.helpers import Table
-from tests.table.harness import RecordingPublisher
+from tests.table.harness import RecordingPublisher, open_lobby_in
 
 DAY = PACES["24h"]
 # guild_id = n << 22 is on shard n % 2: EVEN_GUILD on the bot's shard 0, ODD_GUILD on 1.
@@ -68,25 +68,12 @@ async def other_process(simcord_env: Env, postgres_url: str) -> AsyncIterator[Ta
 
 async def game_on_shard_1(tables: Tables, people: list[int]) -> TableSession:
     """A running 24 h No Thanks! game of these people in a guild of shard 1."""
-    host = people[0]
-    record = TableRecord(
-        game=NOTHANKS.name,
-        guild_id=ODD_GUILD,
-        channel_id=ODD_CHANNEL,
-        host_id=host,
-        options=NOTHANKS.parse_options({}),
-        meta={"locale": "en-US", "pace": DAY},
-    )
-
-    async def post(session: TableSession) -> int:
-        return 9000 + session.id
-
-    session = await tables.open(
-        NOTHANKS, record, seat=lambda d: d.join(host, "host", None), post=post
+    session = await open_lobby_in(
+        tables, NOTHANKS, guild=ODD_GUILD, channel=ODD_CHANNEL, pace=DAY, host=people[0]
     )
     for person in people[1:]:
         await session.change(partial(Draft.join, user_id=person, name="guest", locale=None))
-    await session.change(lambda d: d.start(host, 7))
+    await session.change(lambda d: d.start(people[0], 7))
     return session
 
 

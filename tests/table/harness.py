@@ -119,21 +119,39 @@ async def open_lobby(
     options: dict[str, Any] | None = None,
 ) -> TableSession:
     """Open a lobby with ana as host and first seat; its message gets a made-up id."""
+    return await open_lobby_in(h.tables, spec, guild=GUILD, channel=channel, options=options)
+
+
+async def open_lobby_in(
+    tables: Tables,
+    spec: GameSpec,
+    *,
+    guild: int,
+    channel: int,
+    options: dict[str, Any] | None = None,
+    pace: float | None = None,
+    host: int = HOST,
+) -> TableSession:
+    """Open a lobby in a channel of a guild through a registry, ``host`` (ana unless
+    said) in the first seat, at ``pace`` seconds a move (None: live); its message gets a
+    made-up id."""
+    meta: dict[str, Any] = {"locale": "en-US"}
+    if pace is not None:
+        meta["pace"] = pace
     record = TableRecord(
         game=spec.name,
-        guild_id=GUILD,
+        guild_id=guild,
         channel_id=channel,
-        host_id=HOST,
+        host_id=host,
         options=spec.parse_options(options or {}),
-        meta={"locale": "en-US"},
+        meta=meta,
     )
 
     async def post(session: TableSession) -> int:
         return 9000 + session.id
 
-    return await h.tables.open(
-        spec, record, seat=lambda d: d.join(HOST, NAMES[HOST], "en-US"), post=post
-    )
+    name = NAMES.get(host, "host")
+    return await tables.open(spec, record, seat=lambda d: d.join(host, name, "en-US"), post=post)
 
 
 async def seat(session: TableSession, *users: int) -> None:

@@ -20,7 +20,7 @@ from bot.table.meta import PACES, Notice
 from bot.table.session import Draft, TableSession
 from bot.table.shards import ShardSet
 from bot.table.tables import Tables
-from tests.table.harness import BEN, CID, HOST, NAMES, Clock, RecordingPublisher
+from tests.table.harness import BEN, CID, HOST, NAMES, Clock, RecordingPublisher, open_lobby_in
 
 DAY = PACES["24h"]
 # guild_id = n << 22 is on shard n % 2: these are on shards 0 and 1 of 2.
@@ -83,21 +83,7 @@ async def cluster(postgres_url: str) -> AsyncIterator[Cluster]:
 
 async def lobby(process: Process, guild: int, channel: int) -> TableSession:
     """A 24 h No Thanks! lobby of ana's in this guild, opened by the process that owns it."""
-    record = TableRecord(
-        game=NOTHANKS.name,
-        guild_id=guild,
-        channel_id=channel,
-        host_id=HOST,
-        options=NOTHANKS.parse_options({}),
-        meta={"locale": "en-US", "pace": DAY},
-    )
-
-    async def post(session: TableSession) -> int:
-        return 9000 + session.id
-
-    return await process.tables.open(
-        NOTHANKS, record, seat=lambda d: d.join(HOST, NAMES[HOST], "en-US"), post=post
-    )
+    return await open_lobby_in(process.tables, NOTHANKS, guild=guild, channel=channel, pace=DAY)
 
 
 async def join(session: TableSession, *users: int) -> None:

@@ -9,14 +9,21 @@ import pytest
 
 from bot.games.nothanks import SPEC as NOTHANKS
 from bot.games.rage import SPEC as RAGE
-from bot.storage import TableRecord
 from bot.table.errors import UserError
 from bot.table.session import TableSession
 from bot.table.shards import ShardSet
 from bot.table.spec import GameSpec
 from bot.table.tables import Tables
 from bot.table.timers import LOBBY_TTL
-from tests.table.harness import BEN, CID, HOST, NAMES, Harness, RecordingPublisher, seat
+from tests.table.harness import (
+    BEN,
+    CID,
+    HOST,
+    Harness,
+    RecordingPublisher,
+    open_lobby_in,
+    seat,
+)
 
 SPECS = pytest.mark.parametrize("spec", [NOTHANKS, RAGE], ids=lambda spec: spec.name)
 # guild_id = n << 22 is on shard n % count: these are on shards 0 and 1 of 2.
@@ -28,21 +35,7 @@ ODD = ShardSet.of(2, [1])
 
 async def open_in(h: Harness, spec: GameSpec, guild: int, channel: int) -> TableSession:
     """A lobby of ana's in a channel of this guild, opened through the (all-shard) registry."""
-    record = TableRecord(
-        game=spec.name,
-        guild_id=guild,
-        channel_id=channel,
-        host_id=HOST,
-        options=spec.parse_options({}),
-        meta={"locale": "en-US"},
-    )
-
-    async def post(session: TableSession) -> int:
-        return 9000 + session.id
-
-    return await h.tables.open(
-        spec, record, seat=lambda d: d.join(HOST, NAMES[HOST], "en-US"), post=post
-    )
+    return await open_lobby_in(h.tables, spec, guild=guild, channel=channel)
 
 
 async def running_in(h: Harness, spec: GameSpec, guild: int, channel: int) -> TableSession:

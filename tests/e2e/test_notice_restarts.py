@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 import discord
 import pytest
@@ -154,6 +155,26 @@ async def test_a_closed_notice_is_not_edited_again_after_a_restart(
     assert edits_of(simcord_env, second) == 1  # closed by the new process, once
 
 
+def summaries(actor: Any) -> list[discord.Message]:
+    """The daily summaries in a player's DMs."""
+    return [m for m in actor.user.dm_channel.history() if "daily summary" in m.content]
+
+
+async def first_daily_summary(env: Env) -> tuple[Table, Any, float]:
+    """A 72 h table (its half-time reminder is 36 h away) whose first player chose daily
+    summaries and got their first: the table, the player, when it went out (stored)."""
+    if "cogs.cardtable" not in env.bot.extensions:
+        await env.bot.load_extension("cogs.cardtable")
+    table = await turn_based_table(env, 3, pace="72h")
+    actor = table.active()
+    await actor.user.slash("cardtable notify", when="daily")
+    await env.advance_time(RECENTLY + 5)
+    assert len(summaries(actor)) == 1
+    first = await env.bot.storage.get_user_summary_at(actor.id)
+    assert first is not None
+    return table, actor, first
+
+
 async def test_a_daily_summary_is_not_sent_twice_in_a_day_across_a_restart(
     simcord_env: Env, make_bot: Callable[[], CardtableBot]
 ) -> None:
@@ -167,11 +188,8 @@ async def test_a_daily_summary_is_not_sent_twice_in_a_day_across_a_restart(
     chosen = await actor.user.slash("cardtable notify", when="daily")
     assert chosen.ephemeral
 
-    def summaries() -> list[discord.Message]:
-        return [m for m in actor.user.dm_channel.history() if "daily summary" in m.content]
-
     await simcord_env.advance_time(RECENTLY + 5)
-    assert len(summaries()) == 1 and not notices(actor)
+    assert len(summaries(actor)) == 1 and not notices(actor)
     first = await simcord_env.bot.storage.get_user_summary_at(actor.id)
     assert first is not None
     stored = await table.reload()
@@ -185,11 +203,11 @@ async def test_a_daily_summary_is_not_sent_twice_in_a_day_across_a_restart(
     result = await table.click(actor, "Take")  # their turn again, after the restart
     assert not result.ephemeral, result.response.content
     await simcord_env.advance_time(RECENTLY + 5)
-    assert len(summaries()) == 1 and not notices(actor)
+    assert len(summaries(actor)) == 1 and not notices(actor)
     await advance_to(simcord_env, first + SUMMARY_EVERY - HOUR)
-    assert len(summaries()) == 1
+    assert len(summaries(actor)) == 1
     await advance_to(simcord_env, first + SUMMARY_EVERY + 60)
-    assert len(summaries()) == 2 and table.session.jump_url in summaries()[1].content
+    assert len(summaries(actor)) == 2 and table.session.jump_url in summaries(actor)[1].content
 
 
 async def test_a_daily_summary_comes_a_day_later_after_a_restart_with_no_table_change(
@@ -198,25 +216,13 @@ async def test_a_daily_summary_comes_a_day_later_after_a_restart_with_no_table_c
     """After a restart the next daily summary is planned from the stored time at start-up,
     so it comes a day after the first even though none of the person's tables changes or
     loads meanwhile (a 72 h table: its half-time reminder is 36 h away)."""
-    if "cogs.cardtable" not in simcord_env.bot.extensions:
-        await simcord_env.bot.load_extension("cogs.cardtable")
-    table = await turn_based_table(simcord_env, 3, pace="72h")
-    actor = table.active()
-    await actor.user.slash("cardtable notify", when="daily")
-
-    def summaries() -> list[discord.Message]:
-        return [m for m in actor.user.dm_channel.history() if "daily summary" in m.content]
-
-    await simcord_env.advance_time(RECENTLY + 5)
-    assert len(summaries()) == 1
-    first = await simcord_env.bot.storage.get_user_summary_at(actor.id)
-    assert first is not None
+    table, actor, first = await first_daily_summary(simcord_env)
     await restart(simcord_env, make_bot)
     assert simcord_env.bot.tables.get(table.table_id) is None  # nothing of it is due soon
     await advance_to(simcord_env, first + SUMMARY_EVERY - HOUR)
-    assert len(summaries()) == 1
+    assert len(summaries(actor)) == 1
     await advance_to(simcord_env, first + SUMMARY_EVERY + 60)
-    assert len(summaries()) == 2 and table.session.jump_url in summaries()[1].content
+    assert len(summaries(actor)) == 2 and table.session.jump_url in summaries(actor)[1].content
 
 
 async def test_a_daily_summary_sent_by_another_process_moves_the_next_one(
@@ -225,26 +231,14 @@ async def test_a_daily_summary_sent_by_another_process_moves_the_next_one(
     """Before a daily summary goes it reads the stored time again: one sent meanwhile by
     another process (stored as that process would) puts this one off to a day after it,
     so nobody gets two summaries in a day from two processes."""
-    if "cogs.cardtable" not in simcord_env.bot.extensions:
-        await simcord_env.bot.load_extension("cogs.cardtable")
-    table = await turn_based_table(simcord_env, 3, pace="72h")
-    actor = table.active()
-    await actor.user.slash("cardtable notify", when="daily")
-
-    def summaries() -> list[discord.Message]:
-        return [m for m in actor.user.dm_channel.history() if "daily summary" in m.content]
-
-    await simcord_env.advance_time(RECENTLY + 5)
-    assert len(summaries()) == 1
-    first = await simcord_env.bot.storage.get_user_summary_at(actor.id)
-    assert first is not None
+    _, actor, first = await first_daily_summary(simcord_env)
     elsewhere = first + 6 * HOUR
     await advance_to(simcord_env, elsewhere)
     await simcord_env.bot.storage.set_user_summary_at(actor.id, elsewhere)
     await advance_to(simcord_env, first + SUMMARY_EVERY + 60)
-    assert len(summaries()) == 1  # the other process's summary was the day's
+    assert len(summaries(actor)) == 1  # the other process's summary was the day's
     await advance_to(simcord_env, elsewhere + SUMMARY_EVERY + 60)
-    assert len(summaries()) == 2
+    assert len(summaries(actor)) == 2
 
 
 @pytest.mark.parametrize("idle", [60.0])

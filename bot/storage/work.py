@@ -305,76 +305,65 @@ async def discard_table(tx: Transaction, table_id: int) -> None:
     await tx.execute("DELETE FROM tables WHERE id = ?", table_id)
 
 
+# The settings rows, their key, and the columns an upsert may write (names are spliced
+# into the SQL, so only these).
+_SETTINGS = {
+    "guild_settings": (
+        "guild_id",
+        frozenset({"language", "images", "turn_pings", "threads", "pace", "pace_pings"}),
+    ),
+    "user_settings": (
+        "user_id",
+        frozenset({"notify", "summary_at", "away_until", "away_year", "away_used", "away_set_at"}),
+    ),
+}
+
+
+async def _set_settings(tx: Transaction, table: str, key: int, values: dict[str, Any]) -> None:
+    """Upsert some columns of a settings row: the row (and its other settings) is kept,
+    and a None clears a setting."""
+    key_column, allowed = _SETTINGS[table]
+    unknown = set(values) - allowed
+    if unknown:
+        raise ValueError(f"not a column of {table}: {sorted(unknown)!r}")
+    await tx.execute(_upsert(table, (key_column, *values), (key_column,)), key, *values.values())
+
+
 async def set_guild_language(tx: Transaction, guild_id: int, language: str | None) -> None:
     """Store a server's language; an upsert keeps the row (and any other setting) on clear."""
-    await tx.execute(
-        "INSERT INTO guild_settings (guild_id, language) VALUES (?, ?)"
-        " ON CONFLICT (guild_id) DO UPDATE SET language = excluded.language",
-        guild_id,
-        language,
-    )
+    await _set_settings(tx, "guild_settings", guild_id, {"language": language})
 
 
 async def set_guild_images(tx: Transaction, guild_id: int, images: bool) -> None:
     """Store whether a server's table messages show pictures; the upsert keeps its language."""
-    await tx.execute(
-        "INSERT INTO guild_settings (guild_id, images) VALUES (?, ?)"
-        " ON CONFLICT (guild_id) DO UPDATE SET images = excluded.images",
-        guild_id,
-        int(images),
-    )
+    await _set_settings(tx, "guild_settings", guild_id, {"images": int(images)})
 
 
 async def set_guild_turn_pings(tx: Transaction, guild_id: int, mode: str | None) -> None:
     """Store when a server's turns ping the player; the upsert keeps its other settings."""
-    await tx.execute(
-        "INSERT INTO guild_settings (guild_id, turn_pings) VALUES (?, ?)"
-        " ON CONFLICT (guild_id) DO UPDATE SET turn_pings = excluded.turn_pings",
-        guild_id,
-        mode,
-    )
+    await _set_settings(tx, "guild_settings", guild_id, {"turn_pings": mode})
 
 
 async def set_guild_threads(tx: Transaction, guild_id: int, threads: bool) -> None:
     """Store whether a server's tables open in a thread by default; keeps its other settings."""
-    await tx.execute(
-        "INSERT INTO guild_settings (guild_id, threads) VALUES (?, ?)"
-        " ON CONFLICT (guild_id) DO UPDATE SET threads = excluded.threads",
-        guild_id,
-        int(threads),
-    )
+    await _set_settings(tx, "guild_settings", guild_id, {"threads": int(threads)})
 
 
 async def set_guild_text(tx: Transaction, guild_id: int, column: str, value: str | None) -> None:
     """Store one of a server's text settings (pace, pace_pings); keeps its other settings."""
     if column not in ("pace", "pace_pings"):
         raise ValueError(f"not a text setting: {column!r}")
-    await tx.execute(
-        f"INSERT INTO guild_settings (guild_id, {column}) VALUES (?, ?)"
-        f" ON CONFLICT (guild_id) DO UPDATE SET {column} = excluded.{column}",
-        guild_id,
-        value,
-    )
+    await _set_settings(tx, "guild_settings", guild_id, {column: value})
 
 
 async def set_user_notify(tx: Transaction, user_id: int, mode: str | None) -> None:
     """Store a person's choice of turn notices (None clears it)."""
-    await tx.execute(
-        "INSERT INTO user_settings (user_id, notify) VALUES (?, ?)"
-        " ON CONFLICT (user_id) DO UPDATE SET notify = excluded.notify",
-        user_id,
-        mode,
-    )
+    await _set_settings(tx, "user_settings", user_id, {"notify": mode})
 
 
 async def set_user_summary_at(tx: Transaction, user_id: int, at: float) -> None:
     """Store when a person's last daily summary went out."""
-    await tx.execute(
-        "INSERT INTO user_settings (user_id, summary_at) VALUES (?, ?)"
-        " ON CONFLICT (user_id) DO UPDATE SET summary_at = excluded.summary_at",
-        user_id,
-        at,
-    )
+    await _set_settings(tx, "user_settings", user_id, {"summary_at": at})
 
 
 async def set_user_away(
@@ -382,17 +371,11 @@ async def set_user_away(
 ) -> None:
     """Store a person's absence (None: back), the days of ``year`` they have taken and
     when it was set (other processes look for absences changed since their last look)."""
-    await tx.execute(
-        "INSERT INTO user_settings (user_id, away_until, away_year, away_used, away_set_at)"
-        " VALUES (?, ?, ?, ?, ?)"
-        " ON CONFLICT (user_id) DO UPDATE SET away_until = excluded.away_until,"
-        " away_year = excluded.away_year, away_used = excluded.away_used,"
-        " away_set_at = excluded.away_set_at",
+    await _set_settings(
+        tx,
+        "user_settings",
         user_id,
-        until,
-        year,
-        used,
-        set_at,
+        {"away_until": until, "away_year": year, "away_used": used, "away_set_at": set_at},
     )
 
 

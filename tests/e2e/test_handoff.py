@@ -8,7 +8,6 @@ two real processes, is tests/runtime/test_handoff_processes.py.
 
 from __future__ import annotations
 
-import copy
 import logging
 from pathlib import Path
 from typing import Any
@@ -22,11 +21,11 @@ from bot.i18n import t
 from bot.runtime.settings import Settings
 from bot.storage.postgres import PostgresStorage
 from tests.conftest import TEST_TOKEN
-from tests.e2e.helpers import Table, click_stored, dms
+from tests.e2e.helpers import Table
 from tests.e2e.test_shards import (  # noqa: F401  (fixtures, used by name)
     REFUSED,
     MakeBot,
-    button_ids_of,
+    click_in_dm,
     shard_bot,
     simcord_bot,
     stored_row,
@@ -38,19 +37,6 @@ from tests.e2e.test_shards import (  # noqa: F401  (fixtures, used by name)
 def settings(tmp_path: Path, postgres_url: str) -> Settings:
     """Settings on a fresh PostgreSQL schema: only PostgreSQL hands clicks over."""
     return Settings(token=TEST_TOKEN, database=tmp_path / "cardtable.db", database_url=postgres_url)
-
-
-async def click_in_dm(env: Env, table: Table) -> Any:
-    """A table button clicked on the clicker's DM from the bot (its living DM showing the
-    table's buttons): a direct message interaction, sent to shard 0."""
-    player = table.players[0]
-    assert dms(player)
-    dm_channel = player.user.dm_channel
-    dm = dm_channel.history()[0]
-    stored = copy.deepcopy(env.backend.get_message(dm_channel.id, dm.id))
-    table_message = env.backend.get_message(table.channel.id, table.message_id)
-    stored.components = copy.deepcopy(table_message.components)
-    return await click_stored(player.user, stored, button_ids_of(stored)["No thanks!"])
 
 
 async def only_shard_0(env: Env, request: pytest.FixtureRequest) -> tuple[Table, Table]:

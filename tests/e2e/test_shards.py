@@ -207,6 +207,19 @@ async def test_a_misrouted_click_or_command_for_another_shard_is_refused(
     assert not played.ephemeral and even.game.move_number == move + 1
 
 
+async def click_in_dm(env: Env, table: Table) -> Any:
+    """A table button clicked on the clicker's DM from the bot (its living chips message
+    showing the table's buttons): a direct message interaction, sent to shard 0."""
+    player = table.players[0]
+    assert dms(player)
+    dm_channel = player.user.dm_channel
+    dm = dm_channel.history()[0]
+    stored = copy.deepcopy(env.backend.get_message(dm_channel.id, dm.id))
+    table_message = env.backend.get_message(table.channel.id, table.message_id)
+    stored.components = copy.deepcopy(table_message.components)
+    return await click_stored(player.user, stored, button_ids_of(stored)["No thanks!"])
+
+
 async def test_a_direct_message_click_is_judged_by_its_tables_guild(
     simcord_env: Env, shard_bot: MakeBot, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -216,26 +229,15 @@ async def test_a_direct_message_click_is_judged_by_its_tables_guild(
     await simcord_env.restart_bot(shard_bot((0,)))
     before = await stored_row(simcord_env, odd)
 
-    async def click_in_dm(table: Table) -> Any:
-        """A table button on the clicker's DM from the bot (the living chips message)."""
-        player = table.players[0]
-        assert dms(player)
-        dm_channel = player.user.dm_channel
-        dm = dm_channel.history()[0]
-        stored = copy.deepcopy(simcord_env.backend.get_message(dm_channel.id, dm.id))
-        table_message = simcord_env.backend.get_message(table.channel.id, table.message_id)
-        stored.components = copy.deepcopy(table_message.components)
-        return await click_stored(player.user, stored, button_ids_of(stored)["No thanks!"])
-
     with caplog.at_level(logging.WARNING, logger="bot.client.bot"):
-        foreign = await click_in_dm(odd)
+        foreign = await click_in_dm(simcord_env, odd)
     assert foreign.ephemeral and foreign.response.content.startswith(REFUSED)
     assert await stored_row(simcord_env, odd) == before
     (line,) = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
     assert f"table {odd.table_id}" in line and f"guild {ODD_GUILD} is on shard 1" in line
 
     own_before = await stored_row(simcord_env, even)
-    own = await click_in_dm(even)
+    own = await click_in_dm(simcord_env, even)
     # As without shards: a table is played from its own channel only.
     assert own.ephemeral and own.response.content.startswith(MOVED_ON)
     assert await stored_row(simcord_env, even) == own_before
